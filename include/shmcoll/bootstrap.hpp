@@ -1,0 +1,51 @@
+// The out-of-band exchange a team is formed over (like UCC's OOB allgather): rank, size, a job
+// identity and a blocking allgather. The launcher's ranks and forked test ranks both talk to a
+// hub process over a stream socket; other runtimes (the MPI plugin) implement their own.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string>
+
+namespace shmcoll {
+
+class Bootstrap {
+ public:
+  virtual ~Bootstrap() = default;
+  virtual int rank() const = 0;
+  virtual int size() const = 0;
+  // Identifies the job; used in segment names, together with randomness, so that concurrent
+  // jobs of one user never collide.
+  virtual std::string job_id() const = 0;
+  // Every rank contributes `bytes` bytes; `all` receives size() * bytes, ordered by rank.
+  virtual void allgather(const void* mine, void* all, std::size_t bytes) = 0;
+  virtual void barrier();
+};
+
+// A bootstrap over a connected stream socket to a hub (see lib/launch). Errors and a hub that
+// disappears raise BootstrapError; a wait longer than `timeout_s` raises Timeout.
+class SocketBootstrap final : public Bootstrap {
+ public:
+  SocketBootstrap(int fd, int rank, int size, std::string job_id, double timeout_s = 60.0);
+  ~SocketBootstrap() override;
+  SocketBootstrap(const SocketBootstrap&) = delete;
+  SocketBootstrap& operator=(const SocketBootstrap&) = delete;
+
+  // The bootstrap of a rank started by shmcoll-run, from SHMCOLL_RANK, SHMCOLL_SIZE,
+  // SHMCOLL_JOB and SHMCOLL_BOOTSTRAP_FD.
+  static std::unique_ptr<SocketBootstrap> from_environment(double timeout_s = 60.0);
+
+  int rank() const override { return rank_; }
+  int size() const override { return size_; }
+  std::string job_id() const override { return job_id_; }
+  void allgather(const void* mine, void* all, std::size_t bytes) override;
+
+ private:
+  int fd_;
+  int rank_;
+  int size_;
+  std::string job_id_;
+  double timeout_s_;
+};
+
+}  // namespace shmcoll

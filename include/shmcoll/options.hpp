@@ -1,0 +1,45 @@
+// Team options. Every tunable is one row of the parameter registry (see parameters()), settable
+// from the environment as SHMCOLL_<NAME>; Options::from_env() reads them once.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace shmcoll {
+
+enum class CheckLevel {
+  kBasic,  // each rank checks its own arguments, receivers check what the root sends them
+  kFull,   // also: every rank verifies that all ranks called the same collective with the same
+           // root and matching sizes before it returns (costs one read per peer per call)
+};
+
+struct Options {
+  // Bytes of one data slot. Larger messages move in chunks of this size. Rounded up to a
+  // multiple of the cache line.
+  std::size_t slot_bytes = 64 * 1024;
+  // Slots per rank: how many chunks a writer may have outstanding before it must wait for its
+  // readers. Also how many back-to-back small operations can overlap.
+  int slots = 4;
+  CheckLevel checks = CheckLevel::kFull;
+  // Bound on any wait for a peer, in seconds. Dead peers are detected sooner by liveness checks.
+  double timeout_s = 60.0;
+  // How long a waiter spins before yielding, in pause iterations; -1 picks from the machine
+  // (no spinning when the team has more ranks than CPUs).
+  int spin_iterations = -1;
+  // How many sched_yield rounds follow the spinning before the waiter sleeps on a futex.
+  int yield_iterations = 32;
+
+  static Options from_env();
+};
+
+// One row of the parameter registry: environment name, default, current value, meaning.
+struct ParameterInfo {
+  std::string name;
+  std::string default_value;
+  std::string value;
+  std::string doc;
+};
+std::vector<ParameterInfo> parameters(const Options& current);
+
+}  // namespace shmcoll

@@ -1,0 +1,117 @@
+// A Team is a set of processes on one node that share a segment and run collectives together.
+// The calls follow MPI (MPI_Bcast, MPI_Scatter(v), MPI_Gather(v)): every rank calls the same
+// collectives in the same order with the same root; arguments marked "root only" are ignored on
+// the other ranks; type signatures (count x datatype size) must match pairwise.
+//
+// Any error inside a collective (bad argument, mismatch between ranks, dead peer, timeout) is
+// raised on every rank of the team with the same status and message, and leaves the team
+// unusable: destroy it and form a new one (as after MPI_ERRORS_ARE_FATAL, minus the abort).
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <span>
+
+#include "shmcoll/bootstrap.hpp"
+#include "shmcoll/datatype.hpp"
+#include "shmcoll/options.hpp"
+
+namespace shmcoll {
+
+class TeamImpl;
+
+class Team {
+ public:
+  // Collective over `bootstrap`: every rank of it must construct the team.
+  explicit Team(Bootstrap& bootstrap, const Options& options = Options::from_env());
+  ~Team();
+  Team(Team&&) noexcept;
+  Team& operator=(Team&&) noexcept;
+  Team(const Team&) = delete;
+  Team& operator=(const Team&) = delete;
+
+  int rank() const;
+  int size() const;
+  const Options& options() const;
+  // Bytes of shared memory the team's segment occupies.
+  std::size_t segment_bytes() const;
+
+  void barrier();
+
+  // ---- raw forms (MPI argument order) ----
+  void bcast(void* buffer, Count count, Datatype type, int root);
+
+  void scatter(const void* sendbuf, Count sendcount, Datatype sendtype,  // root only
+               void* recvbuf, Count recvcount, Datatype recvtype, int root);
+  void scatter(const void* sendbuf, Count sendcount, Datatype sendtype, InPlace, int root);
+
+  void scatterv(const void* sendbuf, std::span<const Count> sendcounts,  // root only
+                std::span<const Count> displs, Datatype sendtype,        // root only
+                void* recvbuf, Count recvcount, Datatype recvtype, int root);
+  void scatterv(const void* sendbuf, std::span<const Count> sendcounts,
+                std::span<const Count> displs, Datatype sendtype, InPlace, int root);
+
+  void gather(const void* sendbuf, Count sendcount, Datatype sendtype,
+              void* recvbuf, Count recvcount, Datatype recvtype,  // root only
+              int root);
+  void gather(InPlace, void* recvbuf, Count recvcount, Datatype recvtype, int root);
+
+  void gatherv(const void* sendbuf, Count sendcount, Datatype sendtype,
+               void* recvbuf, std::span<const Count> recvcounts,  // root only
+               std::span<const Count> displs, Datatype recvtype,   // root only
+               int root);
+  void gatherv(InPlace, void* recvbuf, std::span<const Count> recvcounts,
+               std::span<const Count> displs, Datatype recvtype, int root);
+
+  // ---- typed forms: counts come from the spans ----
+  template <class T>
+  void bcast(std::span<T> buffer, int root) {
+    bcast(buffer.data(), count_of(buffer), Datatype::of<T>(), root);
+  }
+  // At the root, `send` holds size() blocks of recv.size() elements each.
+  template <class T>
+  void scatter(std::span<const T> send, std::span<T> recv, int root) {
+    scatter(send.data(), count_of(recv), Datatype::of<T>(), recv.data(), count_of(recv),
+            Datatype::of<T>(), root);
+  }
+  template <class T>
+  void scatter(std::span<const T> send, InPlace, int root) {
+    scatter(send.data(), per_rank(send), Datatype::of<T>(), in_place, root);
+  }
+  template <class T>
+  void scatterv(std::span<const T> send, std::span<const Count> counts,
+                std::span<const Count> displs, std::span<T> recv, int root) {
+    scatterv(send.data(), counts, displs, Datatype::of<T>(), recv.data(), count_of(recv),
+             Datatype::of<T>(), root);
+  }
+  // At the root, `recv` holds size() blocks of send.size() elements each.
+  template <class T>
+  void gather(std::span<const T> send, std::span<T> recv, int root) {
+    gather(send.data(), count_of(send), Datatype::of<T>(), recv.data(), count_of(send),
+           Datatype::of<T>(), root);
+  }
+  template <class T>
+  void gather(InPlace, std::span<T> recv, int root) {
+    gather(in_place, recv.data(), per_rank(recv), Datatype::of<T>(), root);
+  }
+  template <class T>
+  void gatherv(std::span<const T> send, std::span<T> recv, std::span<const Count> counts,
+               std::span<const Count> displs, int root) {
+    gatherv(send.data(), count_of(send), Datatype::of<T>(), recv.data(), counts, displs,
+            Datatype::of<T>(), root);
+  }
+
+ private:
+  template <class T>
+  static Count count_of(std::span<T> s) {
+    return static_cast<Count>(s.size());
+  }
+  template <class T>
+  Count per_rank(std::span<T> s) const {
+    return static_cast<Count>(s.size()) / size();
+  }
+
+  std::unique_ptr<TeamImpl> impl_;
+};
+
+}  // namespace shmcoll

@@ -1,0 +1,57 @@
+// Flat gather and gatherv: every rank streams its block through its own slots to the root (see
+// GatherRoot). In gatherv only the root knows the sizes, so with CheckLevel::kFull the senders
+// wait for the root's verdict before returning, which is what lets a count mismatch be
+// reported on the sender as well.
+#pragma once
+
+#include <span>
+#include <vector>
+
+#include "coll/gather_root.hpp"
+#include "core/operation.hpp"
+#include "core/stream.hpp"
+
+namespace shmcoll {
+
+class GatherOp final : public CollectiveOp {
+ public:
+  // sendbuf ignored with in_place == true (MPI_IN_PLACE at the root).
+  GatherOp(TeamImpl& team, const void* sendbuf, Count sendcount, Datatype sendtype, void* recvbuf, Count recvcount,
+           Datatype recvtype, bool in_place, int root);
+
+ private:
+  bool advance_data(sync::WaitTarget& blocked_on) override;
+
+  const std::byte* sendbuf_ = nullptr;
+  std::byte* recvbuf_ = nullptr;
+  bool in_place_ = false;
+  bool started_ = false;
+  StreamWriter writer_;
+  GatherRoot root_side_;
+};
+
+class GathervOp final : public CollectiveOp {
+ public:
+  GathervOp(TeamImpl& team, const void* sendbuf, Count sendcount, Datatype sendtype, void* recvbuf,
+            std::span<const Count> recvcounts, std::span<const Count> displs, Datatype recvtype, bool in_place,
+            int root);
+
+ private:
+  bool advance_data(sync::WaitTarget& blocked_on) override;
+  std::int64_t expected_peer_bytes(int peer) const override;
+  std::string expected_bytes_text(int peer) const override;
+  bool needs_root_verdict() const override { return team_.rank() != sig_.root; }
+
+  const std::byte* sendbuf_ = nullptr;
+  std::byte* recvbuf_ = nullptr;
+  bool in_place_ = false;
+  bool started_ = false;
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> blocks_;  // root: (offset, bytes) per rank
+  StreamWriter writer_;
+  GatherRoot root_side_;
+};
+
+// Writes this rank's block as a stream read by the root alone.
+bool send_to_root(TeamImpl& team, StreamWriter& writer, const std::byte* data, sync::WaitTarget& blocked_on);
+
+}  // namespace shmcoll

@@ -1,0 +1,35 @@
+#include "coll/gather_root.hpp"
+
+#include <algorithm>
+
+namespace shmcoll {
+
+void GatherRoot::start(std::uint64_t op, Kind kind, int root, std::vector<Sender> senders, std::uint64_t slot_bytes) {
+  op_ = op;
+  kind_ = kind;
+  root_ = root;
+  slot_bytes_ = slot_bytes;
+  std::erase_if(senders, [](const Sender& s) { return s.bytes == 0; });
+  senders_ = std::move(senders);
+  rounds_ = 0;
+  for (const Sender& s : senders_) rounds_ = std::max(rounds_, StreamShape{s.bytes, slot_bytes}.chunks());
+  round_ = 0;
+  next_ = 0;
+  acked_ = 0;
+}
+
+bool GatherRoot::pull(TeamImpl& team, sync::WaitTarget& blocked_on) {
+  for (; round_ < rounds_; ++round_) {
+    for (; next_ < senders_.size(); ++next_) {
+      const Sender& s = senders_[next_];
+      if (StreamShape{s.bytes, slot_bytes_}.chunks() <= round_) continue;
+      const StreamSource src{s.rank, op_, kind_, root_, s.bytes, true};
+      if (!read_chunk(team, src, round_, 0, s.bytes, s.dst, blocked_on)) return false;
+    }
+    next_ = 0;
+    acknowledge_below(team, op_, round_ + 1, acked_);
+  }
+  return true;
+}
+
+}  // namespace shmcoll

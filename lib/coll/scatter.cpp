@@ -1,0 +1,75 @@
+#include "coll/scatter.hpp"
+
+#include "copy/copy.hpp"
+#include "core/validation.hpp"
+
+namespace shmcoll {
+
+ScatterOp::ScatterOp(TeamImpl& team, const void* sendbuf, Count sendcount, Datatype sendtype, void* recvbuf,
+                     Count recvcount, Datatype recvtype, bool in_place, int root)
+    : CollectiveOp(team, {Kind::kScatter, root, 0, recvcount, recvtype}),
+      sendbuf_(static_cast<const std::byte*>(sendbuf)),
+      recvbuf_(static_cast<std::byte*>(recvbuf)),
+      in_place_(in_place) {
+  const validate::Context ctx{Kind::kScatter, team.rank(), team.size(), root, team.slot_bytes()};
+  validate::root(ctx);
+  if (in_place && !ctx.is_root()) validate::invalid(ctx, "in_place is only allowed at the root");
+  if (ctx.is_root()) {
+    // The root's send arguments define the block size; with in_place its receive ones are ignored.
+    sig_.count = sendcount;
+    sig_.type = sendtype;
+    sig_.bytes = validate::bytes(ctx, "sendcount", sendcount, sendtype);
+    std::uint64_t total = 0;
+    if (__builtin_mul_overflow(sig_.bytes, static_cast<std::uint64_t>(team.size()), &total)) {
+      validate::invalid(ctx, "sendcount x team size overflows");
+    }
+    validate::buffer(ctx, "sendbuf", sendbuf, total);
+    validate::stream_length(ctx, total);
+    if (!in_place) {
+      const std::uint64_t mine = validate::bytes(ctx, "recvcount", recvcount, recvtype);
+      if (mine != sig_.bytes) {
+        validate::invalid(ctx, "recvcount x recvtype = " + std::to_string(mine) + " bytes but sendcount x sendtype = " +
+                                   std::to_string(sig_.bytes) + " bytes");
+      }
+      validate::buffer(ctx, "recvbuf", recvbuf, mine);
+    }
+  } else {
+    sig_.bytes = validate::bytes(ctx, "recvcount", recvcount, recvtype);
+    validate::buffer(ctx, "recvbuf", recvbuf, sig_.bytes);
+  }
+}
+
+bool ScatterOp::advance_data(sync::WaitTarget& blocked_on) {
+  const int me = team_.rank();
+  const int n = team_.size();
+  const std::uint64_t b = sig_.bytes;
+  if (me == sig_.root) {
+    if (!started_) {
+      if (!in_place_) copy::copy_bytes(recvbuf_, sendbuf_ + me * b, b);
+      std::vector<const std::byte*> src(static_cast<std::size_t>(n));
+      for (int r = 0; r < n; ++r) src[static_cast<std::size_t>(r)] = sendbuf_ + r * b;
+      plan_.plan(sig_.root, src, std::vector<std::uint64_t>(static_cast<std::size_t>(n), b), false);
+      writer_.start(op_, Kind::kScatter, sig_.root, plan_.bytes(), team_.slot_bytes());
+      started_ = true;
+    }
+    auto fill = [&](std::byte* dst, std::uint64_t off, std::uint64_t len) { plan_.fill(dst, off, len); };
+    auto readers = [&](std::uint64_t c, std::vector<int>& out) { plan_.readers(writer_.shape(), c, out); };
+    return writer_.pump(team_, fill, readers, blocked_on);
+  }
+  if (!started_) {
+    // Same placement rule as ScatterRootStream::plan, computed from the common block size.
+    std::uint64_t offset = 0, end = 0;
+    for (int r = 0; r < n; ++r) {
+      if (r == sig_.root) continue;
+      const std::uint64_t at = place_block(end, b);
+      if (r == me) offset = at;
+      end = at + b;
+    }
+    reader_.start({sig_.root, op_, Kind::kScatter, sig_.root, end, true}, team_.slot_bytes(), offset,
+                  offset + b, recvbuf_);
+    started_ = true;
+  }
+  return reader_.pull(team_, acked_, blocked_on);
+}
+
+}  // namespace shmcoll

@@ -1,0 +1,59 @@
+// Flat scatter and scatterv: the root streams all other ranks' blocks through its slots (see
+// ScatterRootStream); each rank copies out its own block. Scatter's block positions follow from
+// the common block size; scatterv's come from a table at the head of the stream.
+#pragma once
+
+#include <span>
+#include <utility>
+
+#include "coll/scatter_stream.hpp"
+#include "core/operation.hpp"
+#include "core/stream.hpp"
+
+namespace shmcoll {
+
+class ScatterOp final : public CollectiveOp {
+ public:
+  // recvbuf == nullptr with in_place == true: MPI_IN_PLACE at the root.
+  ScatterOp(TeamImpl& team, const void* sendbuf, Count sendcount, Datatype sendtype, void* recvbuf,
+            Count recvcount, Datatype recvtype, bool in_place, int root);
+
+ private:
+  bool advance_data(sync::WaitTarget& blocked_on) override;
+
+  const std::byte* sendbuf_ = nullptr;
+  std::byte* recvbuf_ = nullptr;
+  bool in_place_ = false;
+  bool started_ = false;
+  ScatterRootStream plan_;
+  StreamWriter writer_;
+  RangeReader reader_;
+  std::uint64_t acked_ = 0;
+};
+
+class ScattervOp final : public CollectiveOp {
+ public:
+  ScattervOp(TeamImpl& team, const void* sendbuf, std::span<const Count> sendcounts,
+             std::span<const Count> displs, Datatype sendtype, void* recvbuf, Count recvcount,
+             Datatype recvtype, bool in_place, int root);
+
+ private:
+  bool advance_data(sync::WaitTarget& blocked_on) override;
+  std::int64_t expected_peer_bytes(int peer) const override;
+  std::string expected_bytes_text(int peer) const override;
+
+  enum class Stage { kStart, kEntry, kBlock };
+  const std::byte* sendbuf_ = nullptr;
+  std::byte* recvbuf_ = nullptr;
+  bool in_place_ = false;
+  std::vector<std::uint64_t> send_bytes_;  // root: bytes per rank
+  std::pair<const std::byte*, std::uint64_t> copy_own_{nullptr, 0};  // root's own block
+  Stage stage_ = Stage::kStart;
+  ScatterRootStream plan_;
+  StreamWriter writer_;
+  ScatterTableEntry entry_;
+  RangeReader reader_;
+  std::uint64_t acked_ = 0;
+};
+
+}  // namespace shmcoll

@@ -1,0 +1,66 @@
+#include "coll/scatter_stream.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+#include "copy/copy.hpp"
+
+namespace shmcoll {
+
+void ScatterRootStream::plan(int root, const std::vector<const std::byte*>& src,
+                             const std::vector<std::uint64_t>& bytes, bool with_table) {
+  const int n = static_cast<int>(bytes.size());
+  root_ = root;
+  table_.assign(with_table ? static_cast<std::size_t>(n) : 0, ScatterTableEntry{});
+  table_bytes_ = table_.size() * sizeof(ScatterTableEntry);
+  pieces_.clear();
+  std::uint64_t end = table_bytes_;
+  for (int r = 0; r < n; ++r) {
+    if (r == root) continue;
+    const std::uint64_t b = bytes[static_cast<std::size_t>(r)];
+    const std::uint64_t at = place_block(end, b);
+    pieces_.push_back({r, src[static_cast<std::size_t>(r)], at, b});
+    if (with_table) table_[static_cast<std::size_t>(r)] = {at, b};
+    end = at + b;
+  }
+  total_ = end;
+  fill_cursor_ = 0;
+}
+
+void ScatterRootStream::fill(std::byte* dst, std::uint64_t offset, std::uint64_t length) {
+  const std::uint64_t end = offset + length;
+  if (offset < table_bytes_) {
+    const std::uint64_t n = std::min(end, table_bytes_) - offset;
+    std::memcpy(dst, reinterpret_cast<const std::byte*>(table_.data()) + offset, n);
+  }
+  // Chunks are filled in increasing order, so a cursor finds the first overlapping piece.
+  while (fill_cursor_ < pieces_.size() && pieces_[fill_cursor_].offset + pieces_[fill_cursor_].bytes <= offset) {
+    ++fill_cursor_;
+  }
+  for (std::size_t i = fill_cursor_; i < pieces_.size() && pieces_[i].offset < end; ++i) {
+    const Piece& p = pieces_[i];
+    const std::uint64_t lo = std::max(offset, p.offset);
+    const std::uint64_t hi = std::min(end, p.offset + p.bytes);
+    if (lo < hi) copy::copy_bytes(dst + (lo - offset), p.src + (lo - p.offset), hi - lo);
+  }
+}
+
+void ScatterRootStream::readers(const StreamShape& shape, std::uint64_t chunk, std::vector<int>& out) const {
+  const std::uint64_t lo = shape.chunk_begin(chunk), hi = shape.chunk_end(chunk);
+  // Ranks whose table entry lies in the chunk read it (they read every entry's chunk, even
+  // with a zero-byte block, to check the root's count against their own).
+  if (lo < table_bytes_) {
+    const std::uint64_t first = lo / sizeof(ScatterTableEntry);
+    const std::uint64_t last = (std::min(hi, table_bytes_) - 1) / sizeof(ScatterTableEntry);
+    for (std::uint64_t r = first; r <= last; ++r) {
+      if (static_cast<int>(r) != root_) out.push_back(static_cast<int>(r));
+    }
+  }
+  auto first = std::lower_bound(pieces_.begin(), pieces_.end(), lo,
+                                [](const Piece& p, std::uint64_t v) { return p.offset + p.bytes <= v; });
+  for (auto it = first; it != pieces_.end() && it->offset < hi; ++it) {
+    if (it->bytes > 0 && (out.empty() || out.back() != it->rank)) out.push_back(it->rank);
+  }
+}
+
+}  // namespace shmcoll

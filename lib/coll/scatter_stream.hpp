@@ -1,0 +1,51 @@
+// The root's side of scatter and scatterv: one stream holding every other rank's block, in
+// rank order, optionally preceded by a table of (offset, bytes) per rank (scatterv, where the
+// receivers cannot compute where their block is). Blocks of 256 bytes and more start on a cache
+// line so both sides of their copies are aligned; smaller ones are packed so that small
+// scatters still fit inline.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "core/stream.hpp"
+
+namespace shmcoll {
+
+struct ScatterTableEntry {
+  std::uint64_t offset = 0;
+  std::uint64_t bytes = 0;
+};
+static_assert(sizeof(ScatterTableEntry) == 16);
+
+// Where a block of `bytes` may start after stream offset `end` of the previous one.
+inline std::uint64_t place_block(std::uint64_t end, std::uint64_t bytes) {
+  return bytes >= 256 ? (end + 63) / 64 * 64 : end;
+}
+
+class ScatterRootStream {
+ public:
+  struct Piece {
+    int rank;
+    const std::byte* src;
+    std::uint64_t offset;  // in the stream
+    std::uint64_t bytes;
+  };
+  // `blocks[r]`: rank r's data in the root's buffer (the root's own entry is ignored).
+  // With a table, entries describe each rank's piece; the root's entry stays zero.
+  void plan(int root, const std::vector<const std::byte*>& src, const std::vector<std::uint64_t>& bytes,
+            bool with_table);
+  std::uint64_t bytes() const { return total_; }
+  void fill(std::byte* dst, std::uint64_t offset, std::uint64_t length);
+  void readers(const StreamShape& shape, std::uint64_t chunk, std::vector<int>& out) const;
+
+ private:
+  int root_ = 0;
+  std::vector<Piece> pieces_;
+  std::vector<ScatterTableEntry> table_;
+  std::uint64_t table_bytes_ = 0;
+  std::uint64_t total_ = 0;
+  std::size_t fill_cursor_ = 0;
+};
+
+}  // namespace shmcoll

@@ -1,0 +1,102 @@
+#include "copy/copy.hpp"
+#include "coll/scatter.hpp"
+#include "core/validation.hpp"
+
+namespace shmcoll {
+
+ScattervOp::ScattervOp(TeamImpl& team, const void* sendbuf, std::span<const Count> sendcounts,
+                       std::span<const Count> displs, Datatype sendtype, void* recvbuf, Count recvcount,
+                       Datatype recvtype, bool in_place, int root)
+    : CollectiveOp(team, {Kind::kScatterv, root, 0, recvcount, recvtype}),
+      sendbuf_(static_cast<const std::byte*>(sendbuf)),
+      recvbuf_(static_cast<std::byte*>(recvbuf)),
+      in_place_(in_place) {
+  const validate::Context ctx{Kind::kScatterv, team.rank(), team.size(), root, team.slot_bytes()};
+  validate::root(ctx);
+  if (in_place && !ctx.is_root()) validate::invalid(ctx, "in_place is only allowed at the root");
+  if (!ctx.is_root()) {
+    sig_.bytes = validate::bytes(ctx, "recvcount", recvcount, recvtype);
+    validate::buffer(ctx, "recvbuf", recvbuf, sig_.bytes);
+    return;
+  }
+  const std::vector<validate::Block> blocks = validate::blocks(ctx, "sendcounts", sendcounts, "displs", displs, sendtype);
+  if (team.options().checks == CheckLevel::kFull) validate::no_overlap(ctx, blocks, "sendcounts", "displs", "read");
+  std::uint64_t total = 0;
+  send_bytes_.resize(blocks.size());
+  for (std::size_t r = 0; r < blocks.size(); ++r) {
+    send_bytes_[r] = blocks[r].bytes;
+    validate::buffer(ctx, "sendbuf", sendbuf, blocks[r].bytes);
+    if (static_cast<int>(r) != root) total += blocks[r].bytes;
+  }
+  validate::stream_length(ctx, total + 16 * blocks.size() + 64 * blocks.size());
+  const auto me = static_cast<std::size_t>(root);
+  sig_.bytes = 0;  // the root checks each peer against sendcounts instead
+  if (!in_place) {
+    const std::uint64_t mine = validate::bytes(ctx, "recvcount", recvcount, recvtype);
+    if (mine != blocks[me].bytes) {
+      validate::invalid(ctx, "recvcount x recvtype = " + std::to_string(mine) + " bytes but sendcounts[" +
+                                 std::to_string(root) + "] x sendtype = " + std::to_string(blocks[me].bytes) + " bytes");
+    }
+    validate::buffer(ctx, "recvbuf", recvbuf, mine);
+  }
+  // Keep the block offsets for the plan (the spans may not outlive this call in a request).
+  std::vector<const std::byte*> src(blocks.size());
+  for (std::size_t r = 0; r < blocks.size(); ++r) src[r] = sendbuf_ == nullptr ? nullptr : sendbuf_ + blocks[r].offset;
+  plan_.plan(root, src, send_bytes_, true);
+  if (!in_place && blocks[me].bytes > 0) copy_own_ = {src[me], blocks[me].bytes};
+}
+
+std::int64_t ScattervOp::expected_peer_bytes(int peer) const {
+  if (team_.rank() != sig_.root) return -1;  // receivers check their table entry instead
+  return static_cast<std::int64_t>(send_bytes_[static_cast<std::size_t>(peer)]);
+}
+
+std::string ScattervOp::expected_bytes_text(int peer) const {
+  return "the root sends " + std::to_string(send_bytes_[static_cast<std::size_t>(peer)]) + " bytes to rank " +
+         std::to_string(peer) + " (sendcounts[" + std::to_string(peer) + "] x " + sig_.type.name + ")";
+}
+
+bool ScattervOp::advance_data(sync::WaitTarget& blocked_on) {
+  const int me = team_.rank();
+  const std::uint64_t slot = team_.slot_bytes();
+  if (me == sig_.root) {
+    if (stage_ == Stage::kStart) {
+      if (copy_own_.second > 0) copy::copy_bytes(recvbuf_, copy_own_.first, copy_own_.second);
+      writer_.start(op_, Kind::kScatterv, sig_.root, plan_.bytes(), slot);
+      stage_ = Stage::kBlock;
+    }
+    auto fill = [&](std::byte* dst, std::uint64_t off, std::uint64_t len) { plan_.fill(dst, off, len); };
+    auto readers = [&](std::uint64_t c, std::vector<int>& out) { plan_.readers(writer_.shape(), c, out); };
+    return writer_.pump(team_, fill, readers, blocked_on);
+  }
+  const std::uint64_t entry_at = static_cast<std::uint64_t>(me) * sizeof(ScatterTableEntry);
+  if (stage_ == Stage::kStart) {
+    // The stream's length is unknown here; read_chunk only checks that the entry lies inside it.
+    reader_.start({sig_.root, op_, Kind::kScatterv, sig_.root, 0, false}, slot, entry_at,
+                  entry_at + sizeof entry_, reinterpret_cast<std::byte*>(&entry_));
+    stage_ = Stage::kEntry;
+  }
+  if (stage_ == Stage::kEntry) {
+    // Do not acknowledge the entry's chunk yet: this rank's block may start in it.
+    if (!reader_.pull(team_, acked_, blocked_on, /*ack_last=*/false)) return false;
+    const std::string where = "scatterv (root " + std::to_string(sig_.root) + ", operation #" + std::to_string(op_) +
+                              ") on rank " + std::to_string(me);
+    if (entry_.bytes != sig_.bytes) {
+      team_.fail(Status::kInvalidArgument, "type signature mismatch in " + where + ": the root sends " +
+                                               std::to_string(entry_.bytes) + " bytes (its sendcounts[" +
+                                               std::to_string(me) + "]), this rank receives " + sig_.describe_bytes());
+    }
+    if (entry_.offset < entry_at + sizeof entry_ || entry_.offset > (std::uint64_t{1} << 62)) {
+      team_.fail(Status::kInternal, "corrupt scatterv table in " + where + ": offset " + std::to_string(entry_.offset));
+    }
+    reader_.start({sig_.root, op_, Kind::kScatterv, sig_.root, 0, false}, slot, entry_.offset,
+                  entry_.offset + entry_.bytes, recvbuf_);
+    stage_ = Stage::kBlock;
+  }
+  if (!reader_.pull(team_, acked_, blocked_on)) return false;
+  // A zero-byte block reads nothing; release the entry's chunk explicitly.
+  acknowledge_below(team_, op_, StreamShape{entry_.offset + entry_.bytes, slot}.chunk_of(entry_at) + 1, acked_);
+  return true;
+}
+
+}  // namespace shmcoll

@@ -1,0 +1,116 @@
+#include "core/operation.hpp"
+
+namespace shmcoll {
+using sync::make_tag;
+using sync::op_of;
+using sync::step_of;
+
+PeerState read_peer_signature(const segment::StatusLine& status, std::uint64_t op,
+                              std::uint64_t& packed, std::uint64_t& bytes) {
+  // Seqlock read, paired with TeamImpl::publish_arrival: the writer stores (op, writing),
+  // a release fence, the signature, then (op, arrived). If the signature we read belongs to a
+  // later operation, the acquire fence makes that later (op', writing) store visible to the
+  // re-read of the tag, and we discard the values.
+  const std::uint64_t t1 = status.tag.load(std::memory_order_acquire);
+  if (op_of(t1) > op) return PeerState::kPassed;
+  if (op_of(t1) < op || step_of(t1) == sync::kStepWriting) return PeerState::kNotArrived;
+  packed = status.signature.load(std::memory_order_relaxed);
+  bytes = status.bytes.load(std::memory_order_relaxed);
+  std::atomic_thread_fence(std::memory_order_acquire);
+  const std::uint64_t t2 = status.tag.load(std::memory_order_relaxed);
+  return op_of(t2) == op ? PeerState::kRead : PeerState::kPassed;
+}
+
+std::string CollectiveOp::where() const {
+  std::string s = kind_name(sig_.kind);
+  if (sig_.kind != Kind::kBarrier) s += " (root " + std::to_string(sig_.root) + ")";
+  return s;
+}
+
+std::int64_t CollectiveOp::expected_peer_bytes(int) const {
+  return sig_.kind == Kind::kBarrier ? -1 : static_cast<std::int64_t>(sig_.bytes);
+}
+
+std::string CollectiveOp::expected_bytes_text(int) const {
+  return "rank " + std::to_string(team_.rank()) + " has " + sig_.describe_bytes();
+}
+
+void CollectiveOp::check_peer_signature(int peer, std::uint64_t packed, std::uint64_t bytes) const {
+  const Kind kind = OpSignature::kind_of(packed);
+  const int root = OpSignature::root_of(packed);
+  const std::string me = "rank " + std::to_string(team_.rank());
+  const std::string them = "rank " + std::to_string(peer);
+  const std::string opno = " (operation #" + std::to_string(op_) + ")";
+  if (kind != sig_.kind) {
+    team_.fail(Status::kInvalidArgument,
+               "collective mismatch" + opno + ": " + me + " called " + where() + ", " + them +
+                   " called " + kind_name(kind) +
+                   (kind == Kind::kBarrier ? "" : " (root " + std::to_string(root) + ")"));
+  }
+  if (root != sig_.root) {
+    team_.fail(Status::kInvalidArgument, std::string("root mismatch in ") + kind_name(kind) + opno +
+                                             ": " + me + " passed root=" + std::to_string(sig_.root) +
+                                             ", " + them + " passed root=" + std::to_string(root));
+  }
+  const std::int64_t expected = expected_peer_bytes(peer);
+  if (expected >= 0 && bytes != static_cast<std::uint64_t>(expected)) {
+    team_.fail(Status::kInvalidArgument, "type signature mismatch in " + where() + opno + ": " +
+                                             expected_bytes_text(peer) + ", but " + them + " has " +
+                                             std::to_string(bytes) + " bytes");
+  }
+}
+
+bool CollectiveOp::agree_with(int peer, sync::WaitTarget& blocked_on) {
+  segment::StatusLine& status = team_.area(peer).status();
+  std::uint64_t packed = 0, bytes = 0;
+  switch (read_peer_signature(status, op_, packed, bytes)) {
+    case PeerState::kNotArrived:
+      blocked_on = {&status.tag, make_tag(op_, sync::kStepArrived), peer};
+      return false;
+    case PeerState::kPassed:
+      return true;  // it left this operation, which it does only after checking us
+    case PeerState::kRead:
+      check_peer_signature(peer, packed, bytes);
+      return true;
+  }
+  return true;
+}
+
+bool CollectiveOp::advance(sync::WaitTarget& blocked_on) {
+  switch (stage_) {
+    case Stage::kStart:
+      op_ = team_.next_op();
+      team_.publish_arrival(op_, sig_);
+      stage_ = Stage::kData;
+      [[fallthrough]];
+    case Stage::kData:
+      if (!advance_data(blocked_on)) return false;
+      stage_ = Stage::kAgree;
+      [[fallthrough]];
+    case Stage::kAgree:
+      if (team_.options().checks == CheckLevel::kFull || sig_.kind == Kind::kBarrier) {
+        for (; next_peer_ < team_.size(); ++next_peer_) {
+          if (next_peer_ != team_.rank() && !agree_with(next_peer_, blocked_on)) return false;
+        }
+      }
+      stage_ = Stage::kVerdict;
+      [[fallthrough]];
+    case Stage::kVerdict:
+      if (needs_root_verdict() && team_.options().checks == CheckLevel::kFull) {
+        segment::StatusLine& root_status = team_.area(sig_.root).status();
+        sync::WaitTarget t{&root_status.tag, make_tag(op_, sync::kStepDone), sig_.root};
+        if (!sync::reached(t)) {
+          blocked_on = t;
+          return false;
+        }
+      }
+      stage_ = Stage::kDone;
+      team_.publish_step(op_, sync::kStepDone);
+      [[fallthrough]];
+    case Stage::kDone:
+      return true;
+  }
+  return true;
+}
+
+}  // namespace shmcoll

@@ -1,0 +1,70 @@
+// A collective operation as a resumable state machine. advance() does what it can without
+// blocking and reports what it waits for; the blocking calls drive it in a loop (TeamImpl::run)
+// and non-blocking requests will drive the same machines from test()/wait().
+//
+// Every operation goes through the same stages:
+//   start    number the operation, publish arrival and signature in this rank's status line
+//   data     the algorithm's own work (advance_data), in chunks
+//   agree    CheckLevel::kFull and barriers: every peer's signature for this operation
+//            matches (a peer already past this operation has checked ours)
+//   verdict  when the algorithm asks for it, wait until the root has finished its checks
+//   done     publish departure
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "core/signature.hpp"
+#include "core/team_impl.hpp"
+#include "sync/waiter.hpp"
+
+namespace shmcoll {
+
+class CollectiveOp {
+ public:
+  CollectiveOp(TeamImpl& team, const OpSignature& sig) : team_(team), sig_(sig) {}
+  virtual ~CollectiveOp() = default;
+  CollectiveOp(const CollectiveOp&) = delete;
+  CollectiveOp& operator=(const CollectiveOp&) = delete;
+
+  // True when the operation is complete on this rank; otherwise `blocked_on` says what it
+  // waits for.
+  bool advance(sync::WaitTarget& blocked_on);
+
+  const OpSignature& signature() const { return sig_; }
+  std::uint64_t op() const { return op_; }
+
+  // Compares a peer's published signature for this operation with ours; aborts the team on a
+  // mismatch.
+  void check_peer_signature(int peer, std::uint64_t packed, std::uint64_t bytes) const;
+
+ protected:
+  virtual bool advance_data(sync::WaitTarget& blocked_on) = 0;
+  // The bytes `peer` must report, or -1 if this rank does not check them.
+  virtual std::int64_t expected_peer_bytes(int peer) const;
+  // Text for a count mismatch with `peer`, describing what this rank expected.
+  virtual std::string expected_bytes_text(int peer) const;
+  // True on ranks that must not return before the root has checked everything (never the root).
+  virtual bool needs_root_verdict() const { return false; }
+
+  std::string where() const;  // "bcast (root 3, operation #12) on rank 1"
+
+  TeamImpl& team_;
+  OpSignature sig_;
+  std::uint64_t op_ = 0;
+
+ private:
+  bool agree_with(int peer, sync::WaitTarget& blocked_on);
+
+  enum class Stage { kStart, kData, kAgree, kVerdict, kDone };
+  Stage stage_ = Stage::kStart;
+  int next_peer_ = 0;
+};
+
+// Reads a peer's (signature, bytes) for operation `op` with the seqlock rule of the status
+// line. Returns: kNotArrived, kPassed (the peer is beyond `op`), or kRead with the values.
+enum class PeerState { kNotArrived, kPassed, kRead };
+PeerState read_peer_signature(const segment::StatusLine& status, std::uint64_t op,
+                              std::uint64_t& packed, std::uint64_t& bytes);
+
+}  // namespace shmcoll

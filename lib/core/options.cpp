@@ -1,0 +1,102 @@
+// The parameter registry: one row per tunable, read from the environment in one place.
+#include <cstdlib>
+#include <functional>
+#include <string>
+
+#include "shmcoll/error.hpp"
+#include "shmcoll/options.hpp"
+
+namespace shmcoll {
+namespace {
+
+struct Row {
+  const char* name;  // environment variable
+  const char* doc;
+  std::function<std::string(const Options&)> get;
+  std::function<void(Options&, const std::string&)> set;
+};
+
+long long parse_integer(const char* name, const std::string& v, long long lo, long long hi) {
+  char* end = nullptr;
+  long long n = std::strtoll(v.c_str(), &end, 0);
+  // Accept K/M/G suffixes for byte sizes.
+  if (end != v.c_str() && *end != '\0' && end[1] == '\0') {
+    switch (*end) {
+      case 'k': case 'K': n <<= 10; ++end; break;
+      case 'm': case 'M': n <<= 20; ++end; break;
+      case 'g': case 'G': n <<= 30; ++end; break;
+      default: break;
+    }
+  }
+  if (end == v.c_str() || *end != '\0' || n < lo || n > hi) {
+    throw InvalidArgument(std::string(name) + "='" + v + "' is not an integer in [" +
+                          std::to_string(lo) + ", " + std::to_string(hi) + "]");
+  }
+  return n;
+}
+
+const std::vector<Row>& rows() {
+  static const std::vector<Row> table = {
+      {"SHMCOLL_SLOT_BYTES", "bytes per data slot; larger messages move in chunks of this size",
+       [](const Options& o) { return std::to_string(o.slot_bytes); },
+       [](Options& o, const std::string& v) {
+         o.slot_bytes = static_cast<std::size_t>(parse_integer("SHMCOLL_SLOT_BYTES", v, 64, 1ll << 30));
+       }},
+      {"SHMCOLL_SLOTS", "slots per rank: chunks in flight per writer and overlapping small calls",
+       [](const Options& o) { return std::to_string(o.slots); },
+       [](Options& o, const std::string& v) {
+         o.slots = static_cast<int>(parse_integer("SHMCOLL_SLOTS", v, 1, 64));
+       }},
+      {"SHMCOLL_CHECKS",
+       "full: every rank verifies that all ranks agree on collective, root and sizes; basic: "
+       "local argument checks and receiver-side size checks only (cheaper)",
+       [](const Options& o) { return std::string(o.checks == CheckLevel::kFull ? "full" : "basic"); },
+       [](Options& o, const std::string& v) {
+         if (v == "full") o.checks = CheckLevel::kFull;
+         else if (v == "basic") o.checks = CheckLevel::kBasic;
+         else throw InvalidArgument("SHMCOLL_CHECKS='" + v + "' must be 'full' or 'basic'");
+       }},
+      {"SHMCOLL_TIMEOUT", "seconds a rank waits for a peer before raising Timeout",
+       [](const Options& o) { return std::to_string(o.timeout_s); },
+       [](Options& o, const std::string& v) {
+         char* end = nullptr;
+         double d = std::strtod(v.c_str(), &end);
+         if (end == v.c_str() || *end != '\0' || !(d > 0)) {
+           throw InvalidArgument("SHMCOLL_TIMEOUT='" + v + "' must be a positive number of seconds");
+         }
+         o.timeout_s = d;
+       }},
+      {"SHMCOLL_SPIN", "pause iterations before a waiter yields; -1: automatic (0 when oversubscribed)",
+       [](const Options& o) { return std::to_string(o.spin_iterations); },
+       [](Options& o, const std::string& v) {
+         o.spin_iterations = static_cast<int>(parse_integer("SHMCOLL_SPIN", v, -1, 1 << 30));
+       }},
+      {"SHMCOLL_YIELDS", "sched_yield rounds before a waiter sleeps on a futex",
+       [](const Options& o) { return std::to_string(o.yield_iterations); },
+       [](Options& o, const std::string& v) {
+         o.yield_iterations = static_cast<int>(parse_integer("SHMCOLL_YIELDS", v, 0, 1 << 30));
+       }},
+  };
+  return table;
+}
+
+}  // namespace
+
+Options Options::from_env() {
+  Options o;
+  for (const Row& row : rows()) {
+    if (const char* v = std::getenv(row.name); v != nullptr && *v != '\0') row.set(o, v);
+  }
+  return o;
+}
+
+std::vector<ParameterInfo> parameters(const Options& current) {
+  const Options defaults;
+  std::vector<ParameterInfo> out;
+  for (const Row& row : rows()) {
+    out.push_back({row.name, row.get(defaults), row.get(current), row.doc});
+  }
+  return out;
+}
+
+}  // namespace shmcoll

@@ -1,0 +1,85 @@
+// The public Team API: each call validates, builds the collective's state machine on the stack
+// and drives it to completion. Any error is recorded team-wide before it propagates.
+#include "shmcoll/team.hpp"
+
+#include "coll/barrier.hpp"
+#include "coll/bcast.hpp"
+#include "coll/gather.hpp"
+#include "coll/scatter.hpp"
+#include "core/team_impl.hpp"
+
+namespace shmcoll {
+namespace {
+
+template <class Op, class... Args>
+void run_op(TeamImpl& team, Args&&... args) {
+  try {
+    team.check_aborted();
+    Op op(team, std::forward<Args>(args)...);
+    team.run(op);
+  } catch (const Error& e) {
+    team.record_abort(e.status(), e.what());
+    throw;
+  } catch (const std::exception& e) {
+    team.record_abort(Status::kInternal, e.what());
+    throw;
+  }
+}
+
+}  // namespace
+
+Team::Team(Bootstrap& bootstrap, const Options& options) : impl_(std::make_unique<TeamImpl>(bootstrap, options)) {}
+Team::~Team() = default;
+Team::Team(Team&&) noexcept = default;
+Team& Team::operator=(Team&&) noexcept = default;
+
+int Team::rank() const { return impl_->rank(); }
+int Team::size() const { return impl_->size(); }
+const Options& Team::options() const { return impl_->options(); }
+std::size_t Team::segment_bytes() const { return impl_->segment_bytes(); }
+
+void Team::barrier() { run_op<BarrierOp>(*impl_); }
+
+void Team::bcast(void* buffer, Count count, Datatype type, int root) {
+  run_op<BcastOp>(*impl_, buffer, count, type, root);
+}
+
+void Team::scatter(const void* sendbuf, Count sendcount, Datatype sendtype, void* recvbuf, Count recvcount,
+                   Datatype recvtype, int root) {
+  run_op<ScatterOp>(*impl_, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, false, root);
+}
+
+void Team::scatter(const void* sendbuf, Count sendcount, Datatype sendtype, InPlace, int root) {
+  run_op<ScatterOp>(*impl_, sendbuf, sendcount, sendtype, nullptr, Count{0}, sendtype, true, root);
+}
+
+void Team::scatterv(const void* sendbuf, std::span<const Count> sendcounts, std::span<const Count> displs,
+                    Datatype sendtype, void* recvbuf, Count recvcount, Datatype recvtype, int root) {
+  run_op<ScattervOp>(*impl_, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, false, root);
+}
+
+void Team::scatterv(const void* sendbuf, std::span<const Count> sendcounts, std::span<const Count> displs,
+                    Datatype sendtype, InPlace, int root) {
+  run_op<ScattervOp>(*impl_, sendbuf, sendcounts, displs, sendtype, nullptr, Count{0}, sendtype, true, root);
+}
+
+void Team::gather(const void* sendbuf, Count sendcount, Datatype sendtype, void* recvbuf, Count recvcount,
+                  Datatype recvtype, int root) {
+  run_op<GatherOp>(*impl_, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, false, root);
+}
+
+void Team::gather(InPlace, void* recvbuf, Count recvcount, Datatype recvtype, int root) {
+  run_op<GatherOp>(*impl_, nullptr, Count{0}, recvtype, recvbuf, recvcount, recvtype, true, root);
+}
+
+void Team::gatherv(const void* sendbuf, Count sendcount, Datatype sendtype, void* recvbuf,
+                   std::span<const Count> recvcounts, std::span<const Count> displs, Datatype recvtype, int root) {
+  run_op<GathervOp>(*impl_, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, false, root);
+}
+
+void Team::gatherv(InPlace, void* recvbuf, std::span<const Count> recvcounts, std::span<const Count> displs,
+                   Datatype recvtype, int root) {
+  run_op<GathervOp>(*impl_, nullptr, Count{0}, recvtype, recvbuf, recvcounts, displs, recvtype, true, root);
+}
+
+}  // namespace shmcoll

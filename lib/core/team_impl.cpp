@@ -1,0 +1,171 @@
+#include "core/team_impl.hpp"
+
+#include <sched.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "core/operation.hpp"
+#include "sync/liveness.hpp"
+
+namespace shmcoll {
+using sync::make_tag;
+using sync::op_of;
+using sync::step_of;
+
+namespace {
+
+int available_cpus() {
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof set, &set) == 0) return std::max(1, CPU_COUNT(&set));
+  return static_cast<int>(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN)));
+}
+
+std::int64_t now_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return std::int64_t{ts.tv_sec} * 1000000000 + ts.tv_nsec;
+}
+
+}  // namespace
+
+TeamImpl::TeamImpl(Bootstrap& bootstrap, const Options& options) : options_(options) {
+  rank_ = bootstrap.rank();
+  size_ = bootstrap.size();
+  form(bootstrap);  // team_setup.cpp
+  slot_records_.resize(slots());
+  // Spinning only helps when the awaited peer has a CPU of its own; in an oversubscribed team
+  // it steals the peer's time slice, so go straight to yielding there.
+  policy_.spin_iterations = options_.spin_iterations >= 0 ? options_.spin_iterations
+                            : size_ > available_cpus() ? 0
+                                                       : 4000;
+  policy_.yield_iterations = options_.yield_iterations;
+}
+
+std::uint64_t TeamImpl::next_op() {
+  check_aborted();
+  if (op_ >= sync::kMaxOperation) {
+    fail(Status::kInternal, "team exhausted its operation counter; form a new team");
+  }
+  return ++op_;
+}
+
+void TeamImpl::publish_arrival(std::uint64_t op, const OpSignature& sig) {
+  segment::StatusLine& status = self().status();
+  // Seqlock write (see read_peer_signature): mark "writing", fence, write the signature,
+  // then publish "arrived". Only this rank writes its status line.
+  status.tag.store(make_tag(op, sync::kStepWriting), std::memory_order_relaxed);
+  std::atomic_thread_fence(std::memory_order_release);
+  status.signature.store(sig.packed(), std::memory_order_relaxed);
+  status.bytes.store(sig.bytes, std::memory_order_relaxed);
+  sync::publish(status.tag, make_tag(op, sync::kStepArrived), self().wake());
+}
+
+void TeamImpl::publish_step(std::uint64_t op, std::uint64_t step) {
+  sync::publish(self().status().tag, make_tag(op, step), self().wake());
+}
+
+void TeamImpl::run(CollectiveOp& op) {
+  current_ = &op;
+  sync::WaitTarget target;
+  while (!op.advance(target)) wait(target);
+  current_ = nullptr;
+}
+
+void TeamImpl::wait(const sync::WaitTarget& target) {
+  sync::wait_for(target, area(target.peer).wake(), policy_, *this);
+}
+
+void TeamImpl::fail(Status status, const std::string& message) {
+  record_abort(status, message);
+  throw_error(status, message);
+}
+
+void TeamImpl::record_abort(Status status, const std::string& message) {
+  current_ = nullptr;
+  if (aborted_) return;
+  aborted_ = true;
+  abort_status_ = status;
+  abort_message_ = message;
+  segment::AbortRecord& record = segment_.abort_record();
+  std::uint32_t expected = segment::AbortRecord::kClear;
+  // acq_rel CAS: exactly one rank wins the right to write the record.
+  if (record.state.compare_exchange_strong(expected, segment::AbortRecord::kWriting,
+                                           std::memory_order_acq_rel)) {
+    record.rank = rank_;
+    record.status = static_cast<std::int32_t>(status);
+    std::snprintf(record.message, sizeof record.message, "%s", message.c_str());
+    // release: the fields above are visible to any rank that acquires kSet.
+    record.state.store(segment::AbortRecord::kSet, std::memory_order_release);
+  }
+  // Sleepers re-check the abort record when woken.
+  for (int r = 0; r < size_; ++r) sync::wake_everyone(area(r).wake());
+}
+
+void TeamImpl::check_aborted() {
+  if (aborted_) throw_error(abort_status_, abort_message_);
+  segment::AbortRecord& record = segment_.abort_record();
+  // acquire: pairs with the release of kSet in record_abort.
+  if (record.state.load(std::memory_order_acquire) != segment::AbortRecord::kSet) return;
+  aborted_ = true;
+  current_ = nullptr;
+  abort_status_ = static_cast<Status>(record.status);
+  char text[sizeof record.message];
+  std::memcpy(text, record.message, sizeof text);
+  text[sizeof text - 1] = '\0';
+  abort_message_ = std::string(text) + " [reported by rank " + std::to_string(record.rank) + "]";
+  throw_error(abort_status_, abort_message_);
+}
+
+void TeamImpl::on_slow_wait(const sync::WaitTarget& target, std::int64_t waited_ns) {
+  check_aborted();
+  if (current_ != nullptr) check_peer_in_slow_wait(target);
+  const std::int64_t now = now_ns();
+  if (now - last_liveness_check_ns_ > 20'000'000) {
+    last_liveness_check_ns_ = now;
+    const int peer = target.peer;
+    if (!sync::process_alive(pids_[static_cast<std::size_t>(peer)])) {
+      fail(Status::kPeerFailed,
+           "rank " + std::to_string(peer) + " (pid " + std::to_string(pids_[static_cast<std::size_t>(peer)]) +
+               ") died while rank " + std::to_string(rank_) + " waited for it" +
+               (current_ ? std::string(" in ") + kind_name(current_->signature().kind) +
+                               " (operation #" + std::to_string(current_->op()) + ")"
+                         : std::string()));
+    }
+  }
+  if (waited_ns > static_cast<std::int64_t>(options_.timeout_s * 1e9)) {
+    fail(Status::kTimeout,
+         "rank " + std::to_string(rank_) + " waited more than " + std::to_string(options_.timeout_s) +
+             " s for rank " + std::to_string(target.peer) +
+             (current_ ? std::string(" in ") + kind_name(current_->signature().kind) + " (operation #" +
+                             std::to_string(current_->op()) + ")"
+                       : std::string()) +
+             "; raise SHMCOLL_TIMEOUT if that rank is merely slow");
+  }
+}
+
+void TeamImpl::check_peer_in_slow_wait(const sync::WaitTarget& target) {
+  // A wait that mismatched arguments made endless shows up here: the awaited peer is in the
+  // same operation with another signature, or has left the operation without publishing
+  // what this rank waits for (a writer publishes everything before it departs).
+  const std::uint64_t op = current_->op();
+  segment::StatusLine& status = area(target.peer).status();
+  std::uint64_t packed = 0, bytes = 0;
+  if (read_peer_signature(status, op, packed, bytes) == PeerState::kRead) {
+    current_->check_peer_signature(target.peer, packed, bytes);
+  }
+  // acquire: if the peer departed, everything it published before departing is visible to
+  // the re-check of the target below.
+  const std::uint64_t t = status.tag.load(std::memory_order_acquire);
+  const bool departed = op_of(t) > op || (op_of(t) == op && step_of(t) == sync::kStepDone);
+  if (departed && target.word != &status.tag && !sync::reached(target)) {
+    fail(Status::kInvalidArgument,
+         std::string("mismatch in ") + kind_name(current_->signature().kind) + " (operation #" +
+             std::to_string(op) + "): rank " + std::to_string(target.peer) +
+             " finished the operation without sending the data rank " + std::to_string(rank_) +
+             " waits for; the ranks disagree on the collective, its root or its counts");
+  }
+}
+
+}  // namespace shmcoll

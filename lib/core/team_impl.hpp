@@ -1,0 +1,89 @@
+// The state of one rank's membership in a team: the mapped segment, the operation counter, the
+// writer-side slot records, and the slow-path checks that keep every wait bounded.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/signature.hpp"
+#include "segment/segment.hpp"
+#include "shmcoll/bootstrap.hpp"
+#include "shmcoll/error.hpp"
+#include "shmcoll/options.hpp"
+#include "sync/tag.hpp"
+#include "sync/waiter.hpp"
+
+namespace shmcoll {
+
+class CollectiveOp;
+
+// Who must acknowledge a slot before its writer may fill it again (the slot-reuse rule):
+// slot s may be rewritten only when every rank in `readers` shows a status tag >= ack_tag,
+// i.e. has consumed the chunk last published in s. Readers acknowledge chunks in increasing
+// order, so one monotone status tag per reader is enough.
+struct SlotRecord {
+  std::uint64_t ack_tag = 0;
+  std::vector<int> readers;
+};
+
+class TeamImpl final : public sync::WaitObserver {
+ public:
+  TeamImpl(Bootstrap& bootstrap, const Options& options);
+  ~TeamImpl() override = default;
+
+  int rank() const { return rank_; }
+  int size() const { return size_; }
+  const Options& options() const { return options_; }
+  std::size_t segment_bytes() const { return segment_.size(); }
+  std::uint64_t slot_bytes() const { return segment_.geometry().slot_bytes; }
+  std::uint32_t slots() const { return segment_.geometry().slots; }
+
+  segment::RankArea area(int r) const { return segment_.rank(static_cast<std::uint32_t>(r)); }
+  segment::RankArea self() const { return area(rank_); }
+  std::uint32_t slot_of(std::uint64_t op, std::uint64_t chunk) const {
+    return static_cast<std::uint32_t>((op + chunk) % slots());
+  }
+  SlotRecord& slot_record(std::uint32_t s) { return slot_records_[s]; }
+
+  // Runs `op` to completion (the blocking driver). Any error aborts the team.
+  void run(CollectiveOp& op);
+  // Numbers the next operation; throws if the team was aborted.
+  std::uint64_t next_op();
+
+  // Marks the team aborted for every rank (first error wins) and throws on this rank.
+  [[noreturn]] void fail(Status status, const std::string& message);
+  // Records the error team-wide (if none is recorded yet) and wakes every sleeper.
+  void record_abort(Status status, const std::string& message);
+  // Throws the team's abort error if one was recorded.
+  void check_aborted();
+
+  void wait(const sync::WaitTarget& target);
+  void on_slow_wait(const sync::WaitTarget& target, std::int64_t waited_ns) override;
+
+  // Status-line publication for the current operation.
+  void publish_arrival(std::uint64_t op, const OpSignature& sig);
+  void publish_step(std::uint64_t op, std::uint64_t step);
+
+ private:
+  void form(Bootstrap& bootstrap);
+  void check_peer_in_slow_wait(const sync::WaitTarget& target);
+
+  int rank_ = 0;
+  int size_ = 0;
+  Options options_;
+  segment::Segment segment_;
+  std::vector<pid_t> pids_;
+  std::vector<SlotRecord> slot_records_;
+  sync::WaitPolicy policy_;
+  std::uint64_t op_ = 0;
+  bool aborted_ = false;
+  std::string abort_message_;
+  Status abort_status_ = Status::kOk;
+  CollectiveOp* current_ = nullptr;  // the operation being driven, for slow-path checks
+  std::int64_t last_liveness_check_ns_ = 0;
+};
+
+}  // namespace shmcoll

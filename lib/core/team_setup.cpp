@@ -1,0 +1,108 @@
+// Forming a team: rank 0 creates the segment, everyone attaches and validates it, and the name
+// is removed from /dev/shm as soon as all ranks are attached (two bootstrap exchanges).
+#include <unistd.h>
+
+#include <cstring>
+
+#include "core/team_impl.hpp"
+
+namespace shmcoll {
+namespace {
+
+// Exchanged once at join. Fixed-size and trivially copyable: it travels as bytes.
+struct JoinInfo {
+  std::int32_t pid = 0;
+  std::int32_t created = 0;  // rank 0: 1 if the segment exists
+  std::uint64_t slot_bytes = 0;
+  std::uint32_t slots = 0;
+  std::uint32_t checks = 0;
+  char name[192] = {};
+  char error[320] = {};
+};
+
+struct AttachInfo {
+  std::int32_t ok = 0;
+  char error[320] = {};
+};
+
+template <std::size_t N>
+void put(char (&dst)[N], const std::string& s) {
+  std::snprintf(dst, N, "%s", s.c_str());
+}
+
+}  // namespace
+
+void TeamImpl::form(Bootstrap& bootstrap) {
+  segment::Geometry geometry;
+  geometry.nranks = static_cast<std::uint32_t>(size_);
+  // The creator's layout parameters win; the others adopt them from the join exchange.
+  geometry.slots = static_cast<std::uint32_t>(options_.slots);
+  geometry.slot_bytes = (options_.slot_bytes + segment::kCacheLine - 1) / segment::kCacheLine * segment::kCacheLine;
+
+  JoinInfo mine;
+  mine.pid = static_cast<std::int32_t>(getpid());
+  std::string name;
+  if (rank_ == 0) {
+    mine.slot_bytes = geometry.slot_bytes;
+    mine.slots = geometry.slots;
+    mine.checks = static_cast<std::uint32_t>(options_.checks);
+    try {
+      name = segment::make_segment_name(bootstrap.job_id());
+      segment_ = segment::Segment::create(name, geometry);
+      mine.created = 1;
+      put(mine.name, name);
+    } catch (const Error& e) {
+      put(mine.error, e.what());  // still join, so that every rank fails instead of hanging
+    }
+  }
+  std::vector<JoinInfo> all(static_cast<std::size_t>(size_));
+  try {
+    bootstrap.allgather(&mine, all.data(), sizeof(JoinInfo));
+  } catch (...) {
+    if (rank_ == 0 && !name.empty()) segment::Segment::remove(name);
+    throw;
+  }
+  const JoinInfo& creator = all[0];
+  if (creator.created != 1) {
+    throw SegmentError("rank 0 could not create the team's segment: " + std::string(creator.error));
+  }
+  name.assign(creator.name, strnlen(creator.name, sizeof creator.name));
+  geometry.slot_bytes = creator.slot_bytes;
+  geometry.slots = creator.slots;
+  options_.slot_bytes = creator.slot_bytes;
+  options_.slots = static_cast<int>(creator.slots);
+  options_.checks = static_cast<CheckLevel>(creator.checks);
+  pids_.resize(static_cast<std::size_t>(size_));
+  for (int r = 0; r < size_; ++r) pids_[static_cast<std::size_t>(r)] = all[static_cast<std::size_t>(r)].pid;
+
+  AttachInfo attached;
+  if (rank_ != 0) {
+    try {
+      segment_ = segment::Segment::attach(name, geometry);
+      attached.ok = 1;
+    } catch (const Error& e) {
+      put(attached.error, e.what());
+    }
+  } else {
+    attached.ok = 1;
+  }
+  if (attached.ok) segment_.header().attached.fetch_add(1, std::memory_order_relaxed);
+  std::vector<AttachInfo> verdicts(static_cast<std::size_t>(size_));
+  try {
+    bootstrap.allgather(&attached, verdicts.data(), sizeof(AttachInfo));
+  } catch (...) {
+    segment::Segment::remove(name);
+    throw;
+  }
+  // Everyone that could attach has; nobody needs the name any more. Every rank removes it
+  // (a missing name is fine), so a creator that dies right now cannot leave it behind.
+  segment::Segment::remove(name);
+  for (int r = 0; r < size_; ++r) {
+    if (!verdicts[static_cast<std::size_t>(r)].ok) {
+      throw SegmentError("rank " + std::to_string(r) + " could not attach the team's segment: " +
+                         verdicts[static_cast<std::size_t>(r)].error);
+    }
+  }
+}
+
+}  // namespace shmcoll

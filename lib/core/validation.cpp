@@ -1,0 +1,100 @@
+#include "core/validation.hpp"
+
+#include <algorithm>
+#include <numeric>
+
+#include "core/stream.hpp"
+#include "shmcoll/error.hpp"
+
+namespace shmcoll::validate {
+
+void invalid(const Context& ctx, const std::string& what) {
+  std::string where = std::string(kind_name(ctx.kind)) + " on rank " + std::to_string(ctx.rank);
+  if (ctx.kind != Kind::kBarrier) {
+    where += ctx.is_root() ? " (the root)" : " (root " + std::to_string(ctx.root) + ")";
+  }
+  throw InvalidArgument(where + ": " + what);
+}
+
+void root(const Context& ctx) {
+  if (ctx.root < 0 || ctx.root >= ctx.size) {
+    invalid(ctx, "root = " + std::to_string(ctx.root) + " is outside the team [0, " +
+                     std::to_string(ctx.size) + ")");
+  }
+}
+
+std::uint64_t bytes(const Context& ctx, const char* count_name, Count count, Datatype type) {
+  if (count < 0) invalid(ctx, std::string(count_name) + " = " + std::to_string(count) + " is negative");
+  if (type.size == 0) invalid(ctx, std::string("the datatype of ") + count_name + " has size 0");
+  std::uint64_t b = 0;
+  if (__builtin_mul_overflow(static_cast<std::uint64_t>(count), type.size, &b) || b > (std::uint64_t{1} << 62)) {
+    invalid(ctx, std::string(count_name) + " = " + std::to_string(count) + " of " +
+                     std::to_string(type.size) + "-byte " + type.name + " overflows the byte count");
+  }
+  return b;
+}
+
+void buffer(const Context& ctx, const char* name, const void* p, std::uint64_t bytes) {
+  if (p == nullptr && bytes > 0) {
+    invalid(ctx, std::string(name) + " is null but must hold " + std::to_string(bytes) + " bytes");
+  }
+}
+
+void stream_length(const Context& ctx, std::uint64_t bytes) {
+  const StreamShape shape{bytes, ctx.slot_bytes};
+  if (shape.chunks() > sync::kMaxChunks) {
+    invalid(ctx, "a message of " + std::to_string(bytes) + " bytes needs " + std::to_string(shape.chunks()) +
+                     " chunks of " + std::to_string(ctx.slot_bytes) + " bytes, more than the " +
+                     std::to_string(sync::kMaxChunks) + " an operation can number; raise SHMCOLL_SLOT_BYTES");
+  }
+}
+
+std::vector<Block> blocks(const Context& ctx, const char* counts_name, std::span<const Count> counts,
+                          const char* displs_name, std::span<const Count> displs, Datatype type) {
+  const auto n = static_cast<std::size_t>(ctx.size);
+  if (counts.size() < n) {
+    invalid(ctx, std::string(counts_name) + " has " + std::to_string(counts.size()) +
+                     " entries, the team has " + std::to_string(n) + " ranks");
+  }
+  if (displs.size() < n) {
+    invalid(ctx, std::string(displs_name) + " has " + std::to_string(displs.size()) +
+                     " entries, the team has " + std::to_string(n) + " ranks");
+  }
+  std::vector<Block> out(n);
+  for (std::size_t r = 0; r < n; ++r) {
+    const std::string idx = "[" + std::to_string(r) + "]";
+    const std::uint64_t b = bytes(ctx, (std::string(counts_name) + idx).c_str(), counts[r], type);
+    if (displs[r] < 0) {
+      invalid(ctx, std::string(displs_name) + idx + " = " + std::to_string(displs[r]) + " is negative");
+    }
+    std::uint64_t off = 0, end = 0;
+    if (__builtin_mul_overflow(static_cast<std::uint64_t>(displs[r]), type.size, &off) ||
+        __builtin_add_overflow(off, b, &end) || end > (std::uint64_t{1} << 62)) {
+      invalid(ctx, std::string(displs_name) + idx + " = " + std::to_string(displs[r]) + " with " +
+                       counts_name + idx + " = " + std::to_string(counts[r]) + " overflows the buffer offset");
+    }
+    out[r] = {off, b};
+  }
+  return out;
+}
+
+void no_overlap(const Context& ctx, const std::vector<Block>& blocks, const char* counts_name,
+                const char* displs_name, const char* verb) {
+  std::vector<std::size_t> order(blocks.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::erase_if(order, [&](std::size_t r) { return blocks[r].bytes == 0; });
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return blocks[a].offset < blocks[b].offset; });
+  for (std::size_t i = 1; i < order.size(); ++i) {
+    const Block& prev = blocks[order[i - 1]];
+    const Block& cur = blocks[order[i]];
+    if (cur.offset < prev.offset + prev.bytes) {
+      const auto a = std::to_string(order[i - 1]), b = std::to_string(order[i]);
+      invalid(ctx, "the blocks of ranks " + a + " and " + b + " overlap (bytes [" + std::to_string(prev.offset) +
+                       ", " + std::to_string(prev.offset + prev.bytes) + ") and [" + std::to_string(cur.offset) +
+                       ", " + std::to_string(cur.offset + cur.bytes) + ") from " + counts_name + "/" + displs_name +
+                       "), so a location would be " + verb + " twice");
+    }
+  }
+}
+
+}  // namespace shmcoll::validate

@@ -1,0 +1,157 @@
+#include "launch/job.hpp"
+
+#include <fcntl.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <exception>
+
+#include "bootstrap/wire.hpp"
+#include "launch/hub.hpp"
+
+namespace shmcoll::launch {
+
+std::string RankOutcome::describe() const {
+  if (!finished) return "still running";
+  if (signal != 0) return std::string("killed by signal ") + std::to_string(signal) + " (" + strsignal(signal) + ")";
+  return "exited with status " + std::to_string(exit_code);
+}
+
+bool JobOutcome::succeeded() const {
+  if (timed_out || interrupted) return false;
+  for (const RankOutcome& r : ranks) {
+    if (!r.succeeded()) return false;
+  }
+  return true;
+}
+
+std::string JobOutcome::summary() const {
+  std::string s;
+  if (timed_out) s += "job deadline expired; ";
+  if (interrupted) s += "job interrupted; ";
+  for (std::size_t r = 0; r < ranks.size(); ++r) {
+    if (!ranks[r].succeeded()) s += "rank " + std::to_string(r) + " " + ranks[r].describe() + "; ";
+  }
+  return s.empty() ? "all ranks succeeded" : s;
+}
+
+std::string make_job_id() {
+  std::uint32_t nonce = 0;
+  if (getrandom(&nonce, sizeof nonce, 0) != static_cast<ssize_t>(sizeof nonce)) nonce = 0;
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%d-%08x", static_cast<int>(getpid()), nonce);
+  return buf;
+}
+
+namespace {
+
+void signal_all(const JobOutcome& job, int sig) {
+  for (const RankOutcome& r : job.ranks) {
+    if (!r.finished && r.pid > 0) kill(r.pid, sig);
+  }
+}
+
+[[noreturn]] void run_child(const RankBody& body, int rank, int fd) {
+  int code = 0;
+  try {
+    code = body(rank, fd);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "rank %d: uncaught exception: %s\n", rank, e.what());
+    code = 98;
+  } catch (...) {
+    std::fprintf(stderr, "rank %d: uncaught exception\n", rank);
+    code = 98;
+  }
+  std::fflush(stdout);
+  std::fflush(stderr);
+  _exit(code);
+}
+
+}  // namespace
+
+JobOutcome run_job(const JobOptions& options, const RankBody& body, const std::atomic<bool>* interrupt) {
+  const int n = options.nranks;
+  JobOutcome job;
+  job.ranks.resize(static_cast<std::size_t>(n));
+  std::vector<int> hub_ends(static_cast<std::size_t>(n), -1), rank_ends(static_cast<std::size_t>(n), -1);
+  for (int r = 0; r < n; ++r) {
+    int sv[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
+      throw std::runtime_error(std::string("socketpair: ") + std::strerror(errno));
+    }
+    hub_ends[static_cast<std::size_t>(r)] = sv[0];
+    rank_ends[static_cast<std::size_t>(r)] = sv[1];
+  }
+  std::fflush(stdout);
+  std::fflush(stderr);
+  for (int r = 0; r < n; ++r) {
+    pid_t pid = fork();
+    if (pid < 0) {
+      signal_all(job, SIGKILL);
+      throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
+    }
+    if (pid == 0) {
+      // Only this rank's own end stays open, so the hub sees EOF when the rank dies.
+      for (int q = 0; q < n; ++q) {
+        close(hub_ends[static_cast<std::size_t>(q)]);
+        if (q != r) close(rank_ends[static_cast<std::size_t>(q)]);
+      }
+      const int fd = rank_ends[static_cast<std::size_t>(r)];
+      fcntl(fd, F_SETFD, 0);  // keep it across exec
+      run_child(body, r, fd);
+    }
+    job.ranks[static_cast<std::size_t>(r)].pid = pid;
+  }
+  for (int fd : rank_ends) close(fd);
+
+  Hub hub(hub_ends);
+  const std::int64_t start = bootstrap::steady_now_ns();
+  std::int64_t kill_at = -1;  // when SIGTERMed ranks get SIGKILL
+  int running = n;
+  auto stop = [&](std::int64_t now) {
+    if (kill_at < 0) {
+      signal_all(job, SIGTERM);
+      kill_at = now + static_cast<std::int64_t>(options.kill_grace_s * 1e9);
+    }
+  };
+  while (running > 0) {
+    std::vector<pollfd> fds = hub.pollfds();
+    poll(fds.data(), fds.size(), 10);
+    for (int r = 0; r < n; ++r) {
+      if (fds[static_cast<std::size_t>(r)].fd >= 0 && fds[static_cast<std::size_t>(r)].revents != 0) hub.service(r);
+    }
+    for (int r = 0; r < n; ++r) {
+      RankOutcome& out = job.ranks[static_cast<std::size_t>(r)];
+      if (out.finished) continue;
+      int status = 0;
+      if (waitpid(out.pid, &status, WNOHANG) != out.pid) continue;
+      out.finished = true;
+      --running;
+      if (WIFEXITED(status)) out.exit_code = WEXITSTATUS(status);
+      if (WIFSIGNALED(status)) out.signal = WTERMSIG(status);
+      hub.rank_ended(r, out.describe());
+      if (!out.succeeded() && job.first_failed_rank < 0 && kill_at < 0) {
+        job.first_failed_rank = r;
+        if (options.stop_on_failure) stop(bootstrap::steady_now_ns());
+      }
+    }
+    const std::int64_t now = bootstrap::steady_now_ns();
+    if (options.deadline_s > 0 && !job.timed_out && now - start > static_cast<std::int64_t>(options.deadline_s * 1e9)) {
+      job.timed_out = true;
+      signal_all(job, SIGKILL);
+    }
+    if (interrupt != nullptr && interrupt->load() && !job.interrupted) {
+      job.interrupted = true;
+      stop(now);
+    }
+    if (kill_at >= 0 && now > kill_at) signal_all(job, SIGKILL);
+  }
+  return job;
+}
+
+}  // namespace shmcoll::launch

@@ -1,0 +1,43 @@
+#include "segment/layout.hpp"
+
+#include <cstddef>
+
+namespace shmcoll::segment {
+
+std::uint64_t Geometry::ranks_offset() const {
+  return sizeof(SegmentHeader) + sizeof(AbortRecord);
+}
+
+std::uint64_t Geometry::rank_stride() const {
+  return (2 + std::uint64_t{slots}) * kCacheLine + std::uint64_t{slots} * slot_bytes;
+}
+
+std::uint64_t Geometry::total_bytes() const {
+  return ranks_offset() + std::uint64_t{nranks} * rank_stride();
+}
+
+std::uint64_t layout_hash() {
+  // FNV-1a over the sizes and offsets that both sides must agree on.
+  const std::uint64_t parts[] = {
+      kVersion,
+      sizeof(SegmentHeader),
+      offsetof(SegmentHeader, ready),
+      sizeof(AbortRecord),
+      offsetof(AbortRecord, message),
+      sizeof(StatusLine),
+      sizeof(WakeLine),
+      sizeof(SlotHeader),
+      offsetof(SlotHeader, inline_data),
+      SlotHeader::kInlineBytes,
+  };
+  std::uint64_t h = 0xcbf29ce484222325ull;
+  for (std::uint64_t p : parts) {
+    for (int i = 0; i < 8; ++i) {
+      h ^= (p >> (8 * i)) & 0xff;
+      h *= 0x100000001b3ull;
+    }
+  }
+  return h;
+}
+
+}  // namespace shmcoll::segment

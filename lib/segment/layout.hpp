@@ -1,0 +1,110 @@
+// Layout of a team's shared segment. Everything is addressed by offsets from the segment base
+// (each process maps it at its own address); sizes and offsets read from the header are
+// validated against what this process computes before anything else is touched.
+//
+//   SegmentHeader                       2 lines
+//   AbortRecord                         4 lines
+//   RankArea[0 .. nranks)               rank_stride bytes each:
+//     StatusLine                        1 line   written by the owner only
+//     WakeLine                          1 line   epoch written by the owner, sleepers by waiters
+//     SlotHeader[slots]                 1 line each, written by the owner only
+//     slot data[slots]                  slot_bytes each, cache-line aligned
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+
+#include "sync/wake_line.hpp"
+
+namespace shmcoll::segment {
+
+using sync::kCacheLine;
+using sync::WakeLine;
+
+inline constexpr std::uint64_t kMagic = 0x4c4c4f434d485321ull;  // "!SHMCOLL" little-endian
+inline constexpr std::uint32_t kVersion = 1;
+
+struct alignas(kCacheLine) SegmentHeader {
+  std::uint64_t magic;
+  std::uint32_t version;
+  std::uint32_t nranks;
+  std::uint64_t layout_hash;
+  std::uint64_t total_bytes;
+  std::uint64_t slot_bytes;
+  std::uint32_t slots;
+  std::int32_t creator_pid;
+  std::uint64_t ranks_offset;
+  std::uint64_t rank_stride;
+  // Published last by the creator (release); attachers acquire it before reading the rest.
+  std::atomic<std::uint32_t> ready;
+  std::atomic<std::uint32_t> attached;  // ranks that validated and mapped the segment
+};
+static_assert(sizeof(SegmentHeader) == 2 * kCacheLine);
+
+// The first error of a team, written once and seen by every rank (see TeamImpl::record_abort).
+struct alignas(kCacheLine) AbortRecord {
+  static constexpr std::uint32_t kClear = 0, kWriting = 1, kSet = 2;
+  std::atomic<std::uint32_t> state;  // kClear -> kWriting (CAS winner) -> kSet (release)
+  std::int32_t rank;
+  std::int32_t status;
+  char message[4 * kCacheLine - 12];
+};
+static_assert(sizeof(AbortRecord) == 4 * kCacheLine);
+
+// What a rank says about the operation it is in; see core/agreement.hpp for the seqlock rule.
+struct alignas(kCacheLine) StatusLine {
+  std::atomic<std::uint64_t> tag;        // (op, step): arrival and consumption progress
+  std::atomic<std::uint64_t> signature;  // collective kind and root of `op`
+  std::atomic<std::uint64_t> bytes;      // bytes this rank sends or receives in `op`
+};
+static_assert(sizeof(StatusLine) == kCacheLine);
+
+// Flag line of one slot: the chunk tag, what the chunk belongs to, and small payloads inline,
+// so a message of up to kInlineBytes costs the reader a single cache-line transfer.
+struct alignas(kCacheLine) SlotHeader {
+  static constexpr std::size_t kInlineBytes = 40;
+  std::atomic<std::uint64_t> tag;  // (op, chunk + 1), stored last (release)
+  std::uint8_t kind;
+  std::uint8_t reserved[3];
+  std::uint32_t root;
+  std::uint64_t stream_bytes;  // length of the writer's whole stream in this operation
+  std::uint8_t inline_data[kInlineBytes];
+};
+static_assert(sizeof(SlotHeader) == kCacheLine);
+
+// Sizes of everything in the segment, derived from the team size and the slot parameters.
+struct Geometry {
+  std::uint32_t nranks = 0;
+  std::uint32_t slots = 0;
+  std::uint64_t slot_bytes = 0;
+
+  std::uint64_t ranks_offset() const;
+  std::uint64_t rank_stride() const;
+  std::uint64_t total_bytes() const;
+};
+
+// Hash of the structure layout, so that two builds that disagree on it refuse to share.
+std::uint64_t layout_hash();
+
+// A view of one rank's area; computes addresses from the base and the geometry.
+class RankArea {
+ public:
+  RankArea(std::byte* base, std::uint32_t slots, std::uint64_t slot_bytes)
+      : base_(base), slots_(slots), slot_bytes_(slot_bytes) {}
+  StatusLine& status() const { return *reinterpret_cast<StatusLine*>(base_); }
+  WakeLine& wake() const { return *reinterpret_cast<WakeLine*>(base_ + kCacheLine); }
+  SlotHeader& slot_header(std::uint32_t s) const {
+    return reinterpret_cast<SlotHeader*>(base_ + 2 * kCacheLine)[s];
+  }
+  std::byte* slot_data(std::uint32_t s) const {
+    return base_ + (2 + slots_) * kCacheLine + s * slot_bytes_;
+  }
+
+ private:
+  std::byte* base_;
+  std::uint32_t slots_;
+  std::uint64_t slot_bytes_;
+};
+
+}  // namespace shmcoll::segment

@@ -1,0 +1,154 @@
+#include "segment/segment.hpp"
+
+#include <fcntl.h>
+#include <sys/random.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include <boost/interprocess/permissions.hpp>
+#include <boost/interprocess/shared_memory_object.hpp>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <new>
+
+#include "shmcoll/error.hpp"
+
+namespace shmcoll::segment {
+namespace bip = boost::interprocess;
+
+namespace {
+
+std::string describe(const std::string& name) { return "shared segment '" + name + "'"; }
+
+void check_room(const std::string& name, std::uint64_t bytes) {
+  struct statvfs fs {};
+  if (statvfs("/dev/shm", &fs) != 0) return;  // no /dev/shm to inspect: fallocate decides
+  const std::uint64_t avail = std::uint64_t{fs.f_bavail} * fs.f_frsize;
+  if (avail < bytes) {
+    throw SegmentError(describe(name) + " needs " + std::to_string(bytes) +
+                       " bytes but /dev/shm has only " + std::to_string(avail) +
+                       " bytes free; enlarge /dev/shm (docker: --shm-size) or lower "
+                       "SHMCOLL_SLOT_BYTES / SHMCOLL_SLOTS");
+  }
+}
+
+template <class F>
+auto boost_call(const std::string& what, F&& f) {
+  try {
+    return f();
+  } catch (const bip::interprocess_exception& e) {
+    throw SegmentError(what + ": " + e.what());
+  }
+}
+
+}  // namespace
+
+Segment Segment::create(const std::string& name, const Geometry& geometry) {
+  const std::uint64_t total = geometry.total_bytes();
+  check_room(name, total);
+  bip::permissions perm;
+  perm.set_permissions(0600);
+  bip::shared_memory_object shm = boost_call("cannot create " + describe(name), [&] {
+    return bip::shared_memory_object(bip::create_only, name.c_str(), bip::read_write, perm);
+  });
+  try {
+    // The process umask may have narrowed the mode; it can never have widened it, but make the
+    // intent explicit and independent of the umask.
+    fchmod(shm.get_mapping_handle().handle, 0600);
+    shm.truncate(static_cast<bip::offset_t>(total));
+    // Reserve every page now: tmpfs otherwise allocates on first touch and a full /dev/shm
+    // would kill a rank with SIGBUS in the middle of a collective.
+    if (int err = posix_fallocate(shm.get_mapping_handle().handle, 0, static_cast<off_t>(total))) {
+      throw SegmentError("cannot reserve " + std::to_string(total) + " bytes for " +
+                         describe(name) + ": " + std::strerror(err));
+    }
+    Segment seg;
+    seg.region_ = bip::mapped_region(shm, bip::read_write);
+    seg.geometry_ = geometry;
+    // Fresh tmpfs pages are zero, which is the initial value of every flag and tag.
+    SegmentHeader& h = seg.header();
+    h.magic = kMagic;
+    h.version = kVersion;
+    h.nranks = geometry.nranks;
+    h.layout_hash = layout_hash();
+    h.total_bytes = total;
+    h.slot_bytes = geometry.slot_bytes;
+    h.slots = geometry.slots;
+    h.creator_pid = static_cast<std::int32_t>(getpid());
+    h.ranks_offset = geometry.ranks_offset();
+    h.rank_stride = geometry.rank_stride();
+    // release: every header field above becomes visible to an attacher that acquires `ready`.
+    h.ready.store(1, std::memory_order_release);
+    return seg;
+  } catch (const bip::interprocess_exception& e) {
+    bip::shared_memory_object::remove(name.c_str());
+    throw SegmentError("cannot size or map " + describe(name) + ": " + e.what());
+  } catch (...) {
+    bip::shared_memory_object::remove(name.c_str());
+    throw;
+  }
+}
+
+Segment Segment::attach(const std::string& name, const Geometry& expected) {
+  bip::shared_memory_object shm = boost_call("cannot open " + describe(name), [&] {
+    return bip::shared_memory_object(bip::open_only, name.c_str(), bip::read_write);
+  });
+  bip::offset_t actual = 0;
+  shm.get_size(actual);
+  const std::uint64_t want = expected.total_bytes();
+  if (actual < static_cast<bip::offset_t>(sizeof(SegmentHeader))) {
+    throw SegmentError(describe(name) + " is " + std::to_string(actual) +
+                       " bytes, too small to hold a header");
+  }
+  Segment seg;
+  seg.region_ = boost_call("cannot map " + describe(name),
+                           [&] { return bip::mapped_region(shm, bip::read_write); });
+  seg.geometry_ = expected;
+  const SegmentHeader& h = seg.header();
+  auto mismatch = [&](const char* field, std::uint64_t got, std::uint64_t exp) {
+    throw SegmentError(describe(name) + ": " + field + " is " + std::to_string(got) +
+                       ", expected " + std::to_string(exp));
+  };
+  // acquire: pairs with the creator's release of `ready`.
+  if (h.ready.load(std::memory_order_acquire) != 1) mismatch("ready flag", h.ready.load(), 1);
+  if (h.magic != kMagic) mismatch("magic", h.magic, kMagic);
+  if (h.version != kVersion) mismatch("version", h.version, kVersion);
+  if (h.layout_hash != layout_hash()) mismatch("layout hash", h.layout_hash, layout_hash());
+  if (h.nranks != expected.nranks) mismatch("team size", h.nranks, expected.nranks);
+  if (h.slots != expected.slots) mismatch("slot count", h.slots, expected.slots);
+  if (h.slot_bytes != expected.slot_bytes) mismatch("slot bytes", h.slot_bytes, expected.slot_bytes);
+  if (h.ranks_offset != expected.ranks_offset()) {
+    mismatch("rank area offset", h.ranks_offset, expected.ranks_offset());
+  }
+  if (h.rank_stride != expected.rank_stride()) {
+    mismatch("rank area stride", h.rank_stride, expected.rank_stride());
+  }
+  if (h.total_bytes != want) mismatch("size in header", h.total_bytes, want);
+  if (static_cast<std::uint64_t>(actual) != want) {
+    mismatch("size of the object", static_cast<std::uint64_t>(actual), want);
+  }
+  return seg;
+}
+
+void Segment::remove(const std::string& name) { bip::shared_memory_object::remove(name.c_str()); }
+
+std::string segment_name_prefix(const std::string& job_id) {
+  std::string safe;
+  for (char c : job_id.substr(0, 64)) {
+    safe += (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_') ? c : '_';
+  }
+  return "shmcoll-" + std::to_string(getuid()) + "-" + safe + "-";
+}
+
+std::string make_segment_name(const std::string& job_id) {
+  std::uint64_t nonce = 0;
+  if (getrandom(&nonce, sizeof nonce, 0) != static_cast<ssize_t>(sizeof nonce)) {
+    throw SegmentError(std::string("getrandom failed: ") + std::strerror(errno));
+  }
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(nonce));
+  return segment_name_prefix(job_id) + hex;
+}
+
+}  // namespace shmcoll::segment

@@ -1,0 +1,48 @@
+// Creating, attaching and removing a team's shared segment (Boost.Interprocess
+// shared_memory_object + mapped_region, i.e. a POSIX shm object under /dev/shm).
+#pragma once
+
+#include <boost/interprocess/mapped_region.hpp>
+#include <cstddef>
+#include <string>
+
+#include "segment/layout.hpp"
+
+namespace shmcoll::segment {
+
+class Segment {
+ public:
+  Segment() = default;
+  // Creates `name` exclusively (fails if it exists, so nobody can pre-create it for us) with
+  // mode 0600, reserves its pages (a full /dev/shm is an error now, not a SIGBUS later),
+  // writes the header and publishes it.
+  static Segment create(const std::string& name, const Geometry& geometry);
+  // Opens and maps `name`; validates magic, version, layout hash, sizes and team size against
+  // `expected` before returning.
+  static Segment attach(const std::string& name, const Geometry& expected);
+  // Removes the name from /dev/shm; mappings stay valid. A missing name is not an error.
+  static void remove(const std::string& name);
+
+  std::byte* base() const { return static_cast<std::byte*>(region_.get_address()); }
+  std::size_t size() const { return region_.get_size(); }
+  SegmentHeader& header() const { return *reinterpret_cast<SegmentHeader*>(base()); }
+  AbortRecord& abort_record() const {
+    return *reinterpret_cast<AbortRecord*>(base() + sizeof(SegmentHeader));
+  }
+  RankArea rank(std::uint32_t r) const {
+    return RankArea(base() + geometry_.ranks_offset() + r * geometry_.rank_stride(),
+                    geometry_.slots, geometry_.slot_bytes);
+  }
+  const Geometry& geometry() const { return geometry_; }
+
+ private:
+  boost::interprocess::mapped_region region_;
+  Geometry geometry_;
+};
+
+// "shmcoll-<uid>-<job>-<random>": unique per user, job and team, and not guessable.
+std::string make_segment_name(const std::string& job_id);
+// The prefix every segment of `job_id` starts with (for a launcher's last-resort sweep).
+std::string segment_name_prefix(const std::string& job_id);
+
+}  // namespace shmcoll::segment

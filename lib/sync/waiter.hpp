@@ -1,0 +1,54 @@
+// Waiting for a peer's flag, escalating from spinning to yielding to sleeping on a futex.
+//
+// Oversubscribed teams (more ranks than CPUs) must not burn the CPU that the awaited peer needs,
+// so the spin phase shrinks to nothing there; the yield phase lets a peer on the same CPU run;
+// the futex phase sleeps until the peer publishes. Between phases, and once per sleep slice, the
+// observer runs its slow checks (team aborted, peer dead, deadline, mismatched arguments) and
+// abandons the wait by throwing.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+
+#include "sync/wake_line.hpp"
+
+namespace shmcoll::sync {
+
+struct WaitTarget {
+  const std::atomic<std::uint64_t>* word = nullptr;  // a flag written by `peer`
+  std::uint64_t at_least = 0;                        // wait until *word >= at_least
+  int peer = -1;
+};
+
+struct WaitPolicy {
+  int spin_iterations = 2000;
+  int yield_iterations = 32;
+  std::int64_t sleep_slice_ns = 20'000'000;  // how often a sleeper wakes to run slow checks
+};
+
+class WaitObserver {
+ public:
+  virtual ~WaitObserver() = default;
+  // `waited_ns`: time since the wait entered its slow phases. May throw.
+  virtual void on_slow_wait(const WaitTarget& target, std::int64_t waited_ns) = 0;
+};
+
+inline bool reached(const WaitTarget& t) {
+  // acquire: pairs with the writer's publishing store, so the data the flag announces is
+  // visible once the flag is.
+  return t.word->load(std::memory_order_acquire) >= t.at_least;
+}
+
+// Returns once *target.word >= target.at_least. `peer_wake` is the wake line of target.peer.
+void wait_for(const WaitTarget& target, WakeLine& peer_wake, const WaitPolicy& policy,
+              WaitObserver& observer);
+
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
+
+}  // namespace shmcoll::sync

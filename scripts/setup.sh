@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Installs what shmcoll needs to build, test and benchmark on a Debian machine.
+# Idempotent: packages already present are left as they are.
+set -euo pipefail
+
+packages=(
+  g++ cmake ninja-build pkg-config make
+  libboost-dev          # Boost.Interprocess (header-only)
+  libhwloc-dev hwloc    # topology discovery and binding
+  libnuma-dev           # NUMA memory placement
+  doctest-dev           # unit and multi-process tests
+  libbenchmark-dev      # copy-kernel micro-benchmarks
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "setup: all packages present"
+  exit 0
+fi
+
+sudo_cmd=()
+if [ "$(id -u)" -ne 0 ]; then sudo_cmd=(sudo); fi
+echo "setup: installing ${missing[*]}"
+"${sudo_cmd[@]}" apt-get update -qq
+DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -1,0 +1,35 @@
+// One verified call of each collective, shared by the matrix and the mixed-sequence tests.
+// Each function fills the inputs from the pattern for `seq`, runs the call, and records a
+// failure in `ctx` for every wrong byte, touched guard or written gap.
+#pragma once
+
+#include <cstdint>
+
+#include "support/ranks.hpp"
+
+namespace shmcoll::test {
+
+struct CallSpec {
+  std::uint64_t seq = 0;      // selects the data pattern and the v-form layout
+  int root = 0;
+  std::uint64_t count = 0;    // elements per rank (bcast: of the message; v forms: the unit)
+  Datatype type = kByte;
+  bool in_place = false;
+  std::size_t misalign = 0;   // user buffers start this many bytes past a cache line
+};
+
+void check_bcast(Team& team, RankContext& ctx, const CallSpec& spec);
+void check_scatter(Team& team, RankContext& ctx, const CallSpec& spec);
+void check_gather(Team& team, RankContext& ctx, const CallSpec& spec);
+void check_scatterv(Team& team, RankContext& ctx, const CallSpec& spec);
+void check_gatherv(Team& team, RankContext& ctx, const CallSpec& spec);
+
+// The v-form layout used by the checks: uneven counts (some zero) and displacements laid out
+// in a non-monotonic rank order with gaps.
+struct VLayout {
+  std::vector<Count> counts, displs;
+  Count extent = 0;  // elements the root's buffer spans
+};
+VLayout v_layout(int size, std::uint64_t seq, std::uint64_t unit);
+
+}  // namespace shmcoll::test
