@@ -33,7 +33,7 @@ bool BcastOp::advance_data(sync::WaitTarget& blocked_on) {
     return writer_.pump(team_, fill, readers, blocked_on);
   }
   if (!started_) {
-    reader_.start({sig_.root, op_, Kind::kBcast, sig_.root, sig_.bytes, true}, team_.slot_bytes(), 0,
+    reader_.start({sig_.root, op_, Kind::kBcast, sig_.root, sig_.bytes, true, "count"}, team_.slot_bytes(), 0,
                   sig_.bytes, buffer_);
     started_ = true;
   }

@@ -23,7 +23,8 @@ bool GatherRoot::pull(TeamImpl& team, sync::WaitTarget& blocked_on) {
     for (; next_ < senders_.size(); ++next_) {
       const Sender& s = senders_[next_];
       if (StreamShape{s.bytes, slot_bytes_}.chunks() <= round_) continue;
-      const StreamSource src{s.rank, op_, kind_, root_, s.bytes, true};
+      const StreamSource src{s.rank, op_, kind_, root_, s.bytes, true, kind_ == Kind::kGatherv ? "recvcounts" : "recvcount",
+                             kind_ == Kind::kGatherv};
       if (!read_chunk(team, src, round_, 0, s.bytes, s.dst, blocked_on)) return false;
     }
     next_ = 0;

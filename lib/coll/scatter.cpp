@@ -65,7 +65,7 @@ bool ScatterOp::advance_data(sync::WaitTarget& blocked_on) {
       if (r == me) offset = at;
       end = at + b;
     }
-    reader_.start({sig_.root, op_, Kind::kScatter, sig_.root, end, true}, team_.slot_bytes(), offset,
+    reader_.start({sig_.root, op_, Kind::kScatter, sig_.root, end, true, "(team size - 1) x recvcount"}, team_.slot_bytes(), offset,
                   offset + b, recvbuf_);
     started_ = true;
   }

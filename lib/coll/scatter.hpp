@@ -1,6 +1,8 @@
 // Flat scatter and scatterv: the root streams all other ranks' blocks through its slots (see
 // ScatterRootStream); each rank copies out its own block. Scatter's block positions follow from
-// the common block size; scatterv's come from a table at the head of the stream.
+// the common block size; scatterv's come from a table at the head of the stream. In scatterv
+// only the root knows every rank's size, so with CheckLevel::kFull the other ranks wait for the
+// root's verdict before returning: an error on any rank then reaches every rank.
 #pragma once
 
 #include <span>
@@ -41,6 +43,8 @@ class ScattervOp final : public CollectiveOp {
   bool advance_data(sync::WaitTarget& blocked_on) override;
   std::int64_t expected_peer_bytes(int peer) const override;
   std::string expected_bytes_text(int peer) const override;
+  // Only the root sees every rank's size, so the others wait for its verdict (kFull).
+  bool needs_root_verdict() const override { return team_.rank() != sig_.root; }
 
   enum class Stage { kStart, kEntry, kBlock };
   const std::byte* sendbuf_ = nullptr;

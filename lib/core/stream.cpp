@@ -33,9 +33,11 @@ bool read_chunk(TeamImpl& team, const StreamSource& src, std::uint64_t c, std::u
   }
   const std::uint64_t bytes = header.stream_bytes;
   if (src.bytes_known ? bytes != src.bytes : end > bytes) {
-    mismatch("sends " + std::to_string(bytes) + " bytes where " +
-             (src.bytes_known ? std::to_string(src.bytes) : "at least " + std::to_string(end)) +
-             " were expected");
+    const std::string arg = std::string(src.count_name) + (src.indexed ? "[" + std::to_string(src.writer) + "]" : "");
+    mismatch("sends " + std::to_string(bytes) + " bytes, but " +
+             (src.bytes_known ? "rank " + std::to_string(team.rank()) + "'s " + arg + " x datatype gives " +
+                                    std::to_string(src.bytes) + " bytes"
+                              : "at least " + std::to_string(end) + " bytes were expected"));
   }
   const StreamShape shape{bytes, team.slot_bytes()};
   const std::uint64_t lo = std::max(begin, shape.chunk_begin(c));

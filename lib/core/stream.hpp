@@ -42,6 +42,9 @@ struct StreamSource {
   int root = 0;
   std::uint64_t bytes = 0;     // expected stream length
   bool bytes_known = true;     // false: only check that the ranges read lie inside the stream
+  // For error messages: the argument that gave `bytes`, indexed by the writer if `indexed`.
+  const char* count_name = "count";
+  bool indexed = false;
 };
 
 // Copies the part of chunk `c` that overlaps stream range [begin, end) to dst, where dst

@@ -36,15 +36,9 @@ void Hub::close_peer(int rank, const std::string& why) {
   if (p.fd >= 0) close(p.fd);
   p.fd = -1;
   if (p.gone.empty()) p.gone = why;
+  if (first_gone_ < 0) first_gone_ = rank;
   // A round that still needs this rank can never complete.
-  if (!p.contributed) {
-    for (const Peer& other : peers_) {
-      if (other.contributed) {
-        fail_round("rank " + std::to_string(rank) + " " + p.gone + " before joining the exchange");
-        break;
-      }
-    }
-  }
+  if (!p.contributed) complete_round_if_ready();
 }
 
 void Hub::rank_ended(int rank, const std::string& how) { close_peer(rank, how); }
@@ -91,14 +85,20 @@ void Hub::complete_round_if_ready() {
     if (peers_[r].contributed) any = true;
   }
   if (!any) return;
-  for (std::size_t r = 0; r < peers_.size(); ++r) {
-    if (!peers_[r].contributed) {
-      if (!peers_[r].gone.empty()) {
-        fail_round("rank " + std::to_string(r) + " " + peers_[r].gone + " before joining the exchange");
-      }
-      return;
+  bool complete = true, blocked = false;
+  for (const Peer& p : peers_) {
+    if (!p.contributed) {
+      complete = false;
+      blocked = blocked || !p.gone.empty();
     }
   }
+  if (blocked) {
+    // Name the rank that went away first: later ones usually left because of it.
+    const Peer& first = peers_[static_cast<std::size_t>(first_gone_)];
+    fail_round("rank " + std::to_string(first_gone_) + " " + first.gone + " before joining the exchange");
+    return;
+  }
+  if (!complete) return;
   const std::size_t bytes = peers_[0].payload.size();
   for (std::size_t r = 1; r < peers_.size(); ++r) {
     if (peers_[r].payload.size() != bytes) {

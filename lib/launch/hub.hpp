@@ -40,6 +40,7 @@ class Hub {
 
   std::vector<Peer> peers_;
   std::vector<pollfd> pollfds_;
+  int first_gone_ = -1;  // the first rank that could no longer contribute
 };
 
 }  // namespace shmcoll::launch

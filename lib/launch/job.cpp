@@ -57,6 +57,8 @@ void signal_all(const JobOutcome& job, int sig) {
 }
 
 [[noreturn]] void run_child(const RankBody& body, int rank, int fd) {
+  // The supervisor's signal handlers (a test framework's, say) must not run in the ranks.
+  for (int sig : {SIGTERM, SIGINT, SIGSEGV, SIGABRT, SIGBUS, SIGFPE, SIGILL, SIGPIPE}) signal(sig, SIG_DFL);
   int code = 0;
   try {
     code = body(rank, fd);

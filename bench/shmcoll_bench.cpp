@@ -1,0 +1,285 @@
+// shmcoll-bench: latency and bandwidth of the five collectives on this node.
+//
+// Method (OSU-like, safe for collectives): iteration counts are fixed per size and identical on
+// every rank (time-based counts would diverge between ranks and hang); each sample starts after
+// a barrier; the root rotates every iteration; the root's buffer changes every iteration. Each
+// rank times its own calls; the table reports the OSU average (mean over ranks of each rank's
+// mean), the min and max of those per-rank means, and the median over iterations of the
+// slowest rank's time (the time the collective took). A memcpy of the same size on one rank is
+// the reference column. After timing, one call per size is checked byte by byte.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "machine.hpp"
+#include "shmcoll/shmcoll.hpp"
+
+namespace {
+
+using namespace shmcoll;
+using Clock = std::chrono::steady_clock;
+
+enum class Coll { kBcast, kScatter, kScatterv, kGather, kGatherv };
+const char* name_of(Coll c) {
+  switch (c) {
+    case Coll::kBcast: return "bcast";
+    case Coll::kScatter: return "scatter";
+    case Coll::kScatterv: return "scatterv";
+    case Coll::kGather: return "gather";
+    case Coll::kGatherv: return "gatherv";
+  }
+  return "?";
+}
+
+struct Config {
+  std::vector<Coll> colls = {Coll::kBcast, Coll::kScatter, Coll::kScatterv, Coll::kGather, Coll::kGatherv};
+  std::uint64_t min_bytes = 1;
+  std::uint64_t max_bytes = 64ull << 20;
+  int iterations = 0;  // 0: by size
+  bool validate = true;
+  std::string csv;
+};
+
+std::uint64_t parse_bytes(const std::string& v) {
+  char* end = nullptr;
+  std::uint64_t n = std::strtoull(v.c_str(), &end, 10);
+  if (*end == 'K' || *end == 'k') n <<= 10;
+  if (*end == 'M' || *end == 'm') n <<= 20;
+  if (*end == 'G' || *end == 'g') n <<= 30;
+  return n;
+}
+
+void usage() {
+  std::puts(
+      "usage: shmcoll-run -n N shmcoll-bench [options]\n"
+      "  --coll LIST        comma-separated subset of bcast,scatter,scatterv,gather,gatherv (default: all)\n"
+      "  --min-bytes B      smallest message per rank (default 1; K/M/G suffixes)\n"
+      "  --max-bytes B      largest message per rank (default 64M)\n"
+      "  --iterations N     timed iterations per size (default: 2000 for <=4K down to 10 for >8M)\n"
+      "  --no-validate      skip the byte-by-byte check after timing\n"
+      "  --csv FILE         also write the results as CSV (rank 0)\n"
+      "Configuration (SHMCOLL_CHECKS, SHMCOLL_SLOT_BYTES, ...) comes from the environment.");
+}
+
+int iterations_for(const Config& cfg, std::uint64_t bytes) {
+  if (cfg.iterations > 0) return cfg.iterations;
+  if (bytes <= 4096) return 2000;
+  if (bytes <= 65536) return 500;
+  if (bytes <= (1u << 20)) return 100;
+  if (bytes <= (8u << 20)) return 30;
+  return 10;
+}
+
+std::byte pattern(std::uint64_t seq, int rank, std::uint64_t i) {
+  return std::byte(static_cast<unsigned char>((seq * 131 + static_cast<std::uint64_t>(rank) * 31 + i * 7) % 251));
+}
+
+struct Buffers {
+  std::vector<std::byte> send, recv;
+  std::vector<Count> counts, displs;
+};
+
+void call(Team& team, Coll coll, Buffers& b, std::uint64_t bytes, int root) {
+  const auto n = static_cast<Count>(bytes);
+  switch (coll) {
+    case Coll::kBcast: team.bcast(b.send.data(), n, kByte, root); break;
+    case Coll::kScatter: team.scatter(b.send.data(), n, kByte, b.recv.data(), n, kByte, root); break;
+    case Coll::kScatterv:
+      team.scatterv(b.send.data(), b.counts, b.displs, kByte, b.recv.data(), n, kByte, root);
+      break;
+    case Coll::kGather: team.gather(b.send.data(), n, kByte, b.recv.data(), n, kByte, root); break;
+    case Coll::kGatherv:
+      team.gatherv(b.send.data(), n, kByte, b.recv.data(), b.counts, b.displs, kByte, root);
+      break;
+  }
+}
+
+// Fills the inputs of one call from the pattern for `seq`; checks the outputs afterwards.
+int validate_once(Team& team, Coll coll, Buffers& b, std::uint64_t bytes, std::uint64_t seq, int root) {
+  const int me = team.rank(), size = team.size();
+  std::fill(b.recv.begin(), b.recv.end(), std::byte{0});
+  const bool root_sends_all = coll == Coll::kScatter || coll == Coll::kScatterv;
+  for (int r = 0; r < size; ++r) {
+    if (root_sends_all && me == root) {
+      for (std::uint64_t i = 0; i < bytes; ++i) b.send[r * bytes + i] = pattern(seq, r, i);
+    }
+  }
+  if (coll == Coll::kBcast && me == root) {
+    for (std::uint64_t i = 0; i < bytes; ++i) b.send[i] = pattern(seq, root, i);
+  }
+  if (coll == Coll::kGather || coll == Coll::kGatherv) {
+    for (std::uint64_t i = 0; i < bytes; ++i) b.send[i] = pattern(seq, me, i);
+  }
+  call(team, coll, b, bytes, root);
+  int bad = 0;
+  auto expect = [&](const std::byte* p, int owner) {
+    for (std::uint64_t i = 0; i < bytes; ++i) bad += p[i] != pattern(seq, owner, i);
+  };
+  if (coll == Coll::kBcast) expect(b.send.data(), root);
+  if (root_sends_all) expect(b.recv.data(), me);
+  if ((coll == Coll::kGather || coll == Coll::kGatherv) && me == root) {
+    for (int r = 0; r < size; ++r) expect(b.recv.data() + r * bytes, r);
+  }
+  return bad;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Config cfg;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto value = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
+    if (a == "--help" || a == "-h") {
+      usage();
+      return 0;
+    } else if (a == "--coll") {
+      cfg.colls.clear();
+      std::string list = value();
+      for (std::size_t pos = 0; pos <= list.size();) {
+        std::size_t comma = list.find(',', pos);
+        std::string item = list.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+        bool found = false;
+        for (Coll c : {Coll::kBcast, Coll::kScatter, Coll::kScatterv, Coll::kGather, Coll::kGatherv}) {
+          if (item == name_of(c)) cfg.colls.push_back(c), found = true;
+        }
+        if (!found) {
+          std::fprintf(stderr, "shmcoll-bench: unknown collective '%s'\n", item.c_str());
+          return 2;
+        }
+        if (comma == std::string::npos) break;
+        pos = comma + 1;
+      }
+    } else if (a == "--min-bytes") {
+      cfg.min_bytes = std::max<std::uint64_t>(1, parse_bytes(value()));
+    } else if (a == "--max-bytes") {
+      cfg.max_bytes = parse_bytes(value());
+    } else if (a == "--iterations") {
+      cfg.iterations = std::atoi(value().c_str());
+    } else if (a == "--no-validate") {
+      cfg.validate = false;
+    } else if (a == "--csv") {
+      cfg.csv = value();
+    } else {
+      std::fprintf(stderr, "shmcoll-bench: unknown option %s (try --help)\n", a.c_str());
+      return 2;
+    }
+  }
+
+  try {
+    auto bootstrap = SocketBootstrap::from_environment();
+    Team team(*bootstrap);
+    const int me = team.rank(), size = team.size();
+    const auto usize = static_cast<std::uint64_t>(size);
+    Buffers b;
+    b.send.assign(cfg.max_bytes * usize, std::byte{1});  // touched now, not inside a sample
+    b.recv.assign(cfg.max_bytes * usize, std::byte{0});
+    std::vector<std::byte> copy_dst(me == 0 ? cfg.max_bytes : 0, std::byte{0});
+    FILE* csv = nullptr;
+    if (me == 0) {
+      const Options& o = team.options();
+      std::printf("# shmcoll-bench: %d ranks; checks=%s; slots %d x %zu bytes; segment %zu bytes\n", size,
+                  o.checks == CheckLevel::kFull ? "full" : "basic", o.slots, o.slot_bytes, team.segment_bytes());
+      std::printf("# machine: %s\n", bench::describe_machine().c_str());
+      std::printf("# avg/min/max: mean over ranks of each rank's mean latency, and its extremes (OSU);\n"
+                  "# p50: median over iterations of the slowest rank's latency; MB/s: bytes that cross\n"
+                  "# processes ((ranks-1) x size) / p50; memcpy: one rank copying size bytes.\n");
+      if (!cfg.csv.empty()) {
+        csv = std::fopen(cfg.csv.c_str(), "w");
+        if (csv) std::fprintf(csv, "collective,ranks,bytes,iterations,avg_us,min_us,max_us,p50_us,mbps,memcpy_us,valid\n");
+      }
+    }
+    std::uint64_t seq = 0;
+    int total_bad = 0;
+    for (Coll coll : cfg.colls) {
+      if (me == 0) {
+        std::printf("\n# %s\n%12s %10s %10s %10s %10s %11s %11s %7s %6s\n", name_of(coll), "bytes", "avg(us)",
+                    "min(us)", "max(us)", "p50(us)", "MB/s", "memcpy(us)", "iters", "valid");
+      }
+      for (std::uint64_t bytes = cfg.min_bytes; bytes <= cfg.max_bytes; bytes *= 2) {
+        b.counts.assign(usize, static_cast<Count>(bytes));
+        b.displs.resize(usize);
+        for (int r = 0; r < size; ++r) b.displs[static_cast<std::size_t>(r)] = static_cast<Count>(bytes * static_cast<std::uint64_t>(r));
+        const int iters = iterations_for(cfg, bytes);
+        const int warmup = iters / 10 + 2;
+        std::vector<double> times(static_cast<std::size_t>(iters));
+        for (int it = -warmup; it < iters; ++it) {
+          const int root = (it + warmup) % size;
+          // New content every iteration: a stamp in every page of the root's data.
+          const auto stamp = std::byte(static_cast<unsigned char>(it));
+          for (std::uint64_t i = 0; i < bytes; i += 4096) b.send[i] = stamp;
+          team.barrier();
+          const auto t0 = Clock::now();
+          call(team, coll, b, bytes, root);
+          const auto t1 = Clock::now();
+          if (it >= 0) times[static_cast<std::size_t>(it)] = std::chrono::duration<double, std::micro>(t1 - t0).count();
+        }
+        // Results travel to rank 0 through the team itself, outside the timed region.
+        std::vector<double> all(me == 0 ? times.size() * usize : 0);
+        team.gather(times.data(), static_cast<Count>(times.size()), kDouble, all.data(), static_cast<Count>(times.size()),
+                    kDouble, 0);
+        double copy_us = 0;
+        if (me == 0) {
+          std::vector<double> c(static_cast<std::size_t>(std::min(iters, 200)));
+          for (double& t : c) {
+            const auto t0 = Clock::now();
+            std::memcpy(copy_dst.data(), b.send.data(), bytes);
+            const auto t1 = Clock::now();
+            t = std::chrono::duration<double, std::micro>(t1 - t0).count();
+          }
+          copy_us = median(c);
+        }
+        int bad = 0;
+        if (cfg.validate) {
+          int mine = validate_once(team, coll, b, bytes, ++seq, static_cast<int>(seq % usize));
+          std::vector<int> bads(usize);
+          team.gather(&mine, 1, kInt32, bads.data(), 1, kInt32, 0);
+          bad = std::accumulate(bads.begin(), bads.end(), 0);
+          total_bad += bad;
+        }
+        if (me == 0) {
+          std::vector<double> rank_mean(usize, 0), slowest(times.size(), 0);
+          for (std::size_t r = 0; r < usize; ++r) {
+            for (std::size_t i = 0; i < times.size(); ++i) {
+              const double t = all[r * times.size() + i];
+              rank_mean[r] += t / static_cast<double>(times.size());
+              slowest[i] = std::max(slowest[i], t);
+            }
+          }
+          const double avg = std::accumulate(rank_mean.begin(), rank_mean.end(), 0.0) / static_cast<double>(usize);
+          const double mn = *std::min_element(rank_mean.begin(), rank_mean.end());
+          const double mx = *std::max_element(rank_mean.begin(), rank_mean.end());
+          const double p50 = median(slowest);
+          const double mbps = p50 > 0 ? static_cast<double>(bytes * (usize - 1)) / p50 : 0;
+          const char* valid = cfg.validate ? (bad == 0 ? "ok" : "FAIL") : "-";
+          std::printf("%12llu %10.2f %10.2f %10.2f %10.2f %11.1f %11.2f %7d %6s\n",
+                      static_cast<unsigned long long>(bytes), avg, mn, mx, p50, mbps, copy_us, iters, valid);
+          std::fflush(stdout);
+          if (csv) {
+            std::fprintf(csv, "%s,%d,%llu,%d,%.3f,%.3f,%.3f,%.3f,%.1f,%.3f,%s\n", name_of(coll), size,
+                         static_cast<unsigned long long>(bytes), iters, avg, mn, mx, p50, mbps, copy_us, valid);
+          }
+        }
+      }
+    }
+    if (csv) std::fclose(csv);
+    if (total_bad > 0) {
+      if (me == 0) std::fprintf(stderr, "shmcoll-bench: validation found %d wrong bytes\n", total_bad);
+      return 1;
+    }
+  } catch (const Error& e) {
+    std::fprintf(stderr, "shmcoll-bench: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# The two entry points of shmcoll on a fresh Debian machine:
+#   ./run.sh bench   install dependencies, build, run the benchmark of all five collectives
+#   ./run.sh test    install dependencies, build, run the whole test suite
+# Environment: BUILD_DIR (default build), BENCH_RANKS (default: number of cores),
+# BENCH_MAX_BYTES (default 64M).
+set -euo pipefail
+cd "$(dirname "$0")"
+
+build_dir=${BUILD_DIR:-build}
+
+setup_and_build() {
+  ./scripts/setup.sh
+  local gen=()
+  command -v ninja >/dev/null 2>&1 && gen=(-G Ninja)
+  if [ ! -f "$build_dir/CMakeCache.txt" ]; then
+    cmake -S . -B "$build_dir" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release
+  fi
+  cmake --build "$build_dir" -j "$(nproc)"
+}
+
+case "${1:-}" in
+  bench)
+    setup_and_build
+    ranks=${BENCH_RANKS:-$(nproc)}
+    "$build_dir/tools/shmcoll-run" -n "$ranks" --bind core -- \
+      "$build_dir/bench/shmcoll-bench" --max-bytes "${BENCH_MAX_BYTES:-64M}" "${@:2}"
+    ;;
+  test)
+    setup_and_build
+    (cd "$build_dir" && ctest --output-on-failure --timeout 900 "${@:2}")
+    leftover=$(ls /dev/shm 2>/dev/null | grep '^shmcoll-' || true)
+    if [ -n "$leftover" ]; then
+      echo "run.sh: shared segments left in /dev/shm: $leftover" >&2
+      exit 1
+    fi
+    ;;
+  *)
+    echo "usage: $0 bench|test [extra arguments for shmcoll-bench or ctest]" >&2
+    exit 2
+    ;;
+esac

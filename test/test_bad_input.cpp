@@ -1,0 +1,309 @@
+// Bad input: every rank of the team must get an error of the right kind whose message names the
+// argument, the rank and the values; no buffer outside the intended one may change; no rank may
+// hang; afterwards the team is aborted (further calls raise the same error) and /dev/shm is
+// clean.
+#include <doctest/doctest.h>
+
+#include <cstring>
+#include <functional>
+
+#include "support/buffers.hpp"
+#include "support/ranks.hpp"
+
+namespace shmcoll::test {
+namespace {
+
+constexpr int kRanks = 4;
+constexpr Count kN = 8;  // int32 elements per rank
+
+struct Case {
+  const char* name;
+  std::vector<const char*> needles;  // every rank's message contains all of these
+  std::function<void(Team&, RankContext&)> call;
+  Status status = Status::kInvalidArgument;
+};
+
+void run_case(const Case& c) {
+  std::string job;
+  const launch::JobOutcome outcome = run_ranks({.nranks = kRanks, .deadline_s = 60}, [&](RankContext& ctx) {
+    Team team(ctx.bootstrap, test_options());
+    try {
+      c.call(team, ctx);
+      ctx.fail("%s: the call returned without an error", c.name);
+    } catch (const Error& e) {
+      if (e.status() != c.status) {
+        ctx.fail("%s: status '%s', expected '%s' (%s)", c.name, status_name(e.status()), status_name(c.status), e.what());
+      }
+      for (const char* needle : c.needles) {
+        if (std::strstr(e.what(), needle) == nullptr) ctx.fail("%s: message \"%s\" lacks \"%s\"", c.name, e.what(), needle);
+      }
+      // The team is aborted: the next call reports the same error instead of running.
+      try {
+        team.barrier();
+        ctx.fail("%s: a call after the error succeeded", c.name);
+      } catch (const Error& again) {
+        if (again.status() != e.status()) ctx.fail("%s: the follow-up error has another status", c.name);
+      }
+    }
+  }, &job);
+  INFO(std::string(c.name) << ": " << outcome.summary());
+  CHECK(outcome.succeeded());
+  CHECK(leftover_segments(job).empty());
+}
+
+// A receive buffer whose contents and guards must be unchanged by a failed call.
+struct Untouched {
+  GuardedBuffer buf;
+  explicit Untouched(std::size_t bytes) : buf(bytes) {}
+  void* data() { return buf.data(); }
+  void verify(RankContext& ctx, const char* what) {
+    for (std::size_t i = 0; i < buf.size(); ++i) {
+      if (buf[i] != kUnwritten) {
+        ctx.fail("%s: byte %zu of a buffer changed by a failed call", what, i);
+        return;
+      }
+    }
+    if (!buf.guards_intact()) ctx.fail("%s: guard bytes changed by a failed call", what);
+  }
+};
+
+std::vector<int> ints(std::size_t n, int v = 7) { return std::vector<int>(n, v); }
+
+// Runs `f`, then verifies `u` whatever happened, and rethrows.
+template <class F>
+void keeping(RankContext& ctx, Untouched& u, const char* what, F&& f) {
+  try {
+    f();
+  } catch (...) {
+    u.verify(ctx, what);
+    throw;
+  }
+  u.verify(ctx, what);
+}
+
+std::vector<Count> uniform(Count c) { return std::vector<Count>(kRanks, c); }
+std::vector<Count> packed_displs(Count c) {
+  std::vector<Count> d(kRanks);
+  for (int r = 0; r < kRanks; ++r) d[static_cast<std::size_t>(r)] = r * c;
+  return d;
+}
+
+}  // namespace
+
+TEST_CASE("bad input: root out of range, on every rank") {
+  run_case({"root too large", {"root = 4 is outside the team [0, 4)"}, [](Team& t, RankContext&) {
+              auto v = ints(kN);
+              t.bcast(v.data(), kN, kInt32, 4);
+            }});
+  run_case({"negative root", {"root = -1 is outside the team"}, [](Team& t, RankContext&) {
+              auto v = ints(kN);
+              t.gather(v.data(), kN, kInt32, v.data(), kN, kInt32, -1);
+            }});
+}
+
+TEST_CASE("bad input: different roots on different ranks") {
+  run_case({"root mismatch", {"root mismatch", "root=0", "root=1"}, [](Team& t, RankContext& ctx) {
+              auto v = ints(kN);
+              t.bcast(v.data(), kN, kInt32, ctx.rank == 2 ? 1 : 0);
+            }});
+}
+
+TEST_CASE("bad input: type signature mismatches, receivers' buffers untouched") {
+  run_case({"bcast count", {"mismatch", "bytes"}, [](Team& t, RankContext& ctx) {
+              const Count n = ctx.rank == 3 ? kN + 1 : kN;
+              if (ctx.rank == 0) {
+                auto v = ints(static_cast<std::size_t>(n));
+                t.bcast(v.data(), n, kInt32, 0);
+              } else if (ctx.rank == 3) {
+                Untouched u(static_cast<std::size_t>(n) * 4);
+                keeping(ctx, u, "bcast recv", [&] { t.bcast(u.data(), n, kInt32, 0); });
+              } else {
+                auto v = ints(static_cast<std::size_t>(n));
+                t.bcast(v.data(), n, kInt32, 0);
+              }
+            }});
+  run_case({"scatter recvcount", {"mismatch", "bytes"}, [](Team& t, RankContext& ctx) {
+              const Count n = ctx.rank == 1 ? kN - 1 : kN;
+              auto send = ints(kRanks * kN);
+              Untouched u(static_cast<std::size_t>(n) * 4);
+              if (ctx.rank == 1) {
+                keeping(ctx, u, "scatter recv", [&] { t.scatter(send.data(), kN, kInt32, u.data(), n, kInt32, 0); });
+              } else {
+                t.scatter(send.data(), kN, kInt32, u.data(), n, kInt32, 0);
+              }
+            }});
+  run_case({"gather sendcount", {"mismatch", "bytes"}, [](Team& t, RankContext& ctx) {
+              const Count n = ctx.rank == 2 ? kN + 3 : kN;
+              auto send = ints(static_cast<std::size_t>(n));
+              if (ctx.rank == 0) {
+                // Blocks of matching ranks may land before the mismatch is seen; rank 2's must not.
+                Untouched u(kRanks * kN * 4);
+                try {
+                  t.gather(send.data(), kN, kInt32, u.data(), kN, kInt32, 0);
+                } catch (...) {
+                  for (std::size_t i = 2 * kN * 4; i < 3 * kN * 4; ++i) {
+                    if (u.buf[i] != kUnwritten) {
+                      ctx.fail("gather root: rank 2's block was written");
+                      break;
+                    }
+                  }
+                  if (!u.buf.guards_intact()) ctx.fail("gather root: guards changed");
+                  throw;
+                }
+              } else {
+                t.gather(send.data(), n, kInt32, nullptr, 0, kInt32, 0);
+              }
+            }});
+  run_case({"scatterv recvcount", {"sendcounts[1]"}, [](Team& t, RankContext& ctx) {
+              auto counts = uniform(kN);
+              auto displs = packed_displs(kN);
+              auto send = ints(kRanks * kN);
+              const Count n = ctx.rank == 1 ? kN + 2 : kN;
+              Untouched u(static_cast<std::size_t>(n) * 4);
+              if (ctx.rank == 1) {
+                keeping(ctx, u, "scatterv recv",
+                        [&] { t.scatterv(send.data(), counts, displs, kInt32, u.data(), n, kInt32, 0); });
+              } else {
+                t.scatterv(send.data(), counts, displs, kInt32, u.data(), n, kInt32, 0);
+              }
+            }});
+  run_case({"gatherv sendcount", {"recvcounts[2]"}, [](Team& t, RankContext& ctx) {
+              auto counts = uniform(kN);
+              auto displs = packed_displs(kN);
+              const Count n = ctx.rank == 2 ? kN - 2 : kN;
+              auto send = ints(static_cast<std::size_t>(n));
+              if (ctx.rank == 0) {
+                Untouched u(kRanks * kN * 4);
+                // The root's own block and the blocks of matching ranks may land before the
+                // mismatch is seen, so only the guards are checked here.
+                try {
+                  t.gatherv(send.data(), n, kInt32, u.data(), counts, displs, kInt32, 0);
+                } catch (...) {
+                  if (!u.buf.guards_intact()) ctx.fail("gatherv root: guards changed");
+                  throw;
+                }
+              } else {
+                t.gatherv(send.data(), n, kInt32, nullptr, {}, {}, kInt32, 0);
+              }
+            }});
+}
+
+TEST_CASE("bad input: negative and overflowing counts and displacements") {
+  run_case({"negative count", {"count = -3 is negative"}, [](Team& t, RankContext&) {
+              auto v = ints(kN);
+              t.bcast(v.data(), -3, kInt32, 0);
+            }});
+  run_case({"negative sendcounts entry", {"sendcounts[2] = -1 is negative"}, [](Team& t, RankContext& ctx) {
+              auto counts = uniform(kN);
+              counts[2] = -1;
+              auto displs = packed_displs(kN);
+              auto send = ints(kRanks * kN);
+              Untouched u(kN * 4);
+              keeping(ctx, u, "scatterv recv",
+                      [&] { t.scatterv(send.data(), counts, displs, kInt32, u.data(), kN, kInt32, 0); });
+            }});
+  run_case({"negative displacement", {"displs[1] = -4 is negative"}, [](Team& t, RankContext&) {
+              auto counts = uniform(kN);
+              auto displs = packed_displs(kN);
+              displs[1] = -4;
+              auto send = ints(kN);
+              auto recv = ints(kRanks * kN);
+              t.gatherv(send.data(), kN, kInt32, recv.data(), counts, displs, kInt32, 0);
+            }});
+  run_case({"overflowing count", {"overflows"}, [](Team& t, RankContext&) {
+              auto v = ints(kN);
+              t.bcast(v.data(), Count{1} << 61, kInt64, 0);
+            }});
+  run_case({"overflowing displacement", {"displs[3]", "overflows"}, [](Team& t, RankContext&) {
+              auto counts = uniform(kN);
+              auto displs = packed_displs(kN);
+              displs[3] = Count{1} << 61;
+              auto send = ints(kRanks * kN);
+              auto recv = ints(kN);
+              t.scatterv(send.data(), counts, displs, kInt64, recv.data(), kN, kInt64, 0);
+            }});
+  run_case({"too few counts", {"sendcounts has 3 entries, the team has 4 ranks"}, [](Team& t, RankContext&) {
+              std::vector<Count> counts(3, kN), displs(3, 0);
+              auto send = ints(kRanks * kN);
+              auto recv = ints(kN);
+              t.scatterv(send.data(), counts, displs, kInt32, recv.data(), kN, kInt32, 0);
+            }});
+}
+
+TEST_CASE("bad input: overlapping scatterv reads and gatherv writes") {
+  run_case({"scatterv overlap", {"ranks 1 and 2 overlap", "read twice"}, [](Team& t, RankContext&) {
+              std::vector<Count> counts = uniform(kN), displs = packed_displs(kN);
+              displs[2] = displs[1] + kN / 2;
+              auto send = ints(kRanks * kN);
+              auto recv = ints(kN);
+              t.scatterv(send.data(), counts, displs, kInt32, recv.data(), kN, kInt32, 0);
+            }});
+  run_case({"gatherv overlap", {"overlap", "written twice"}, [](Team& t, RankContext& ctx) {
+              std::vector<Count> counts = uniform(kN), displs = packed_displs(kN);
+              displs[3] = 0;
+              auto send = ints(kN);
+              Untouched u(kRanks * kN * 4);
+              if (ctx.rank == 0) {
+                keeping(ctx, u, "gatherv recv",
+                        [&] { t.gatherv(send.data(), kN, kInt32, u.data(), counts, displs, kInt32, 0); });
+              } else {
+                t.gatherv(send.data(), kN, kInt32, nullptr, {}, {}, kInt32, 0);
+              }
+            }});
+}
+
+TEST_CASE("bad input: null buffers and in-place off the root") {
+  run_case({"null bcast buffer", {"rank 1", "buffer is null but must hold 32 bytes"}, [](Team& t, RankContext& ctx) {
+              auto v = ints(kN);
+              t.bcast(ctx.rank == 1 ? nullptr : v.data(), kN, kInt32, 0);
+            }});
+  run_case({"null gather recvbuf at the root", {"recvbuf is null"}, [](Team& t, RankContext&) {
+              auto v = ints(kN);
+              t.gather(v.data(), kN, kInt32, nullptr, kN, kInt32, 0);
+            }});
+  run_case({"in_place on a non-root", {"rank 2", "in_place is only allowed at the root"}, [](Team& t, RankContext& ctx) {
+              auto recv = ints(kRanks * kN);
+              if (ctx.rank == 2) {
+                t.gather(in_place, recv.data(), kN, kInt32, 0);
+              } else {
+                t.gather(recv.data(), kN, kInt32, recv.data(), kN, kInt32, 0);
+              }
+            }});
+}
+
+TEST_CASE("bad input: ranks calling different collectives") {
+  run_case({"bcast against gather", {"mismatch"}, [](Team& t, RankContext& ctx) {
+              auto v = ints(kRanks * kN);
+              if (ctx.rank == 1) {
+                t.gather(v.data(), kN, kInt32, nullptr, 0, kInt32, 0);
+              } else {
+                t.bcast(v.data(), kN, kInt32, 0);
+              }
+            }});
+  run_case({"scatter against barrier", {"mismatch"}, [](Team& t, RankContext& ctx) {
+              auto v = ints(kRanks * kN);
+              if (ctx.rank == 3) {
+                t.barrier();
+              } else {
+                t.scatter(v.data(), kN, kInt32, v.data() + kN, kN, kInt32, 1);
+              }
+            }});
+}
+
+TEST_CASE("signatures are compared in bytes: different datatypes with equal bytes are fine") {
+  std::string job;
+  const launch::JobOutcome outcome = run_ranks({.nranks = kRanks}, [](RankContext& ctx) {
+    Team team(ctx.bootstrap, test_options());
+    std::vector<std::int32_t> send(kRanks * 4);
+    for (std::size_t i = 0; i < send.size(); ++i) send[i] = static_cast<std::int32_t>(i);
+    std::vector<std::int64_t> recv(2);
+    team.scatter(send.data(), 4, kInt32, recv.data(), 2, kInt64, 0);
+    std::int32_t got[4];
+    std::memcpy(got, recv.data(), sizeof got);
+    for (int i = 0; i < 4; ++i) ctx.check(got[i] == ctx.rank * 4 + i, "scatter int32 -> int64 content");
+  }, &job);
+  INFO(outcome.summary());
+  CHECK(outcome.succeeded());
+}
+
+}  // namespace shmcoll::test

@@ -1,0 +1,177 @@
+// shmcoll-run: starts a standalone shmcoll job on this node.
+//
+// It forks the ranks, binds them if asked, hands each its rank, the team size, the job identity
+// and its bootstrap socket through the environment, and serves the bootstrap exchange. Output
+// of the ranks goes straight to this process's stdout/stderr. When one rank fails (non-zero
+// exit or a signal) the others are stopped; Ctrl-C stops the whole job; --timeout bounds it.
+#include <hwloc.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <dirent.h>
+#include <string>
+#include <vector>
+
+#include "launch/job.hpp"
+#include "segment/segment.hpp"
+
+namespace {
+
+std::atomic<bool> g_interrupted{false};
+void on_signal(int) { g_interrupted.store(true); }
+
+void usage(FILE* out) {
+  std::fputs(
+      "usage: shmcoll-run -n N [--bind core|none] [--timeout SECONDS] [--] PROGRAM [ARGS...]\n"
+      "\n"
+      "Starts N ranks of PROGRAM on this node as one shmcoll job.\n"
+      "\n"
+      "  -n, --np N          number of ranks (1 or more)\n"
+      "  --bind core|none    core: bind rank r to core r mod (number of cores) with hwloc;\n"
+      "                      none (default): leave placement to the OS scheduler\n"
+      "  --timeout SECONDS   kill the job and exit with status 124 if it runs longer\n"
+      "  -h, --help          show this text\n"
+      "\n"
+      "Each rank gets SHMCOLL_RANK, SHMCOLL_SIZE, SHMCOLL_JOB and SHMCOLL_BOOTSTRAP_FD in its\n"
+      "environment; shmcoll::SocketBootstrap::from_environment() reads them. Other SHMCOLL_*\n"
+      "variables (see shmcoll-info) pass through unchanged.\n"
+      "\n"
+      "Exit status: 0 when every rank exits with 0; otherwise the exit status of the first rank\n"
+      "that failed (128+signal if a signal killed it), 124 on --timeout, 130 on Ctrl-C.\n"
+      "If one rank fails, the others get SIGTERM, then SIGKILL one second later.\n",
+      out);
+}
+
+[[noreturn]] void bad_usage(const std::string& why) {
+  std::fprintf(stderr, "shmcoll-run: %s\n\n", why.c_str());
+  usage(stderr);
+  std::exit(2);
+}
+
+// Removes /dev/shm entries of this job. A team removes its segment name as soon as every rank
+// has attached, so this only finds something when a rank was killed during team formation.
+int sweep_segments(const std::string& job_id) {
+  const std::string prefix = shmcoll::segment::segment_name_prefix(job_id);
+  int removed = 0;
+  if (DIR* d = opendir("/dev/shm")) {
+    while (dirent* e = readdir(d)) {
+      if (std::string(e->d_name).rfind(prefix, 0) == 0) {
+        shmcoll::segment::Segment::remove(e->d_name);
+        ++removed;
+      }
+    }
+    closedir(d);
+  }
+  return removed;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int nranks = 0;
+  std::string bind = "none";
+  double timeout_s = 0;
+  int i = 1;
+  for (; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) bad_usage(a + " needs a value");
+      return argv[++i];
+    };
+    if (a == "-h" || a == "--help") {
+      usage(stdout);
+      return 0;
+    } else if (a == "-n" || a == "--np") {
+      const std::string v = value();
+      char* end = nullptr;
+      long n = std::strtol(v.c_str(), &end, 10);
+      if (*end != '\0' || n < 1 || n > 4096) bad_usage("-n needs a rank count between 1 and 4096, got '" + v + "'");
+      nranks = static_cast<int>(n);
+    } else if (a == "--bind") {
+      bind = value();
+      if (bind != "core" && bind != "none") bad_usage("--bind takes 'core' or 'none', got '" + bind + "'");
+    } else if (a == "--timeout") {
+      const std::string v = value();
+      char* end = nullptr;
+      timeout_s = std::strtod(v.c_str(), &end);
+      if (*end != '\0' || !(timeout_s > 0)) bad_usage("--timeout needs a positive number of seconds, got '" + v + "'");
+    } else if (a == "--") {
+      ++i;
+      break;
+    } else if (!a.empty() && a[0] == '-') {
+      bad_usage("unknown option " + a);
+    } else {
+      break;
+    }
+  }
+  if (nranks == 0) bad_usage("the rank count -n is required");
+  if (i >= argc) bad_usage("no program to run");
+  char** program = argv + i;
+
+  hwloc_topology_t topology = nullptr;
+  int cores = 0;
+  if (bind == "core") {
+    hwloc_topology_init(&topology);
+    hwloc_topology_load(topology);
+    cores = hwloc_get_nbobjs_by_type(topology, HWLOC_OBJ_CORE);
+    if (cores <= 0) bad_usage("--bind core: hwloc found no cores");
+    if (nranks > cores) {
+      std::fprintf(stderr, "shmcoll-run: note: %d ranks on %d cores; ranks share cores\n", nranks, cores);
+    }
+  }
+
+  struct sigaction sa {};
+  sa.sa_handler = on_signal;
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+
+  const std::string job_id = shmcoll::launch::make_job_id();
+  shmcoll::launch::JobOptions options;
+  options.nranks = nranks;
+  options.deadline_s = timeout_s;
+  options.stop_on_failure = true;
+  const shmcoll::launch::JobOutcome outcome = shmcoll::launch::run_job(
+      options,
+      [&](int rank, int fd) {
+        signal(SIGINT, SIG_DFL);
+        signal(SIGTERM, SIG_DFL);
+        if (topology != nullptr) {
+          hwloc_obj_t core = hwloc_get_obj_by_type(topology, HWLOC_OBJ_CORE, static_cast<unsigned>(rank % cores));
+          if (hwloc_set_cpubind(topology, core->cpuset, HWLOC_CPUBIND_PROCESS) != 0) {
+            std::fprintf(stderr, "shmcoll-run: rank %d: binding to core %d failed: %s\n", rank, rank % cores,
+                         std::strerror(errno));
+          }
+        }
+        setenv("SHMCOLL_RANK", std::to_string(rank).c_str(), 1);
+        setenv("SHMCOLL_SIZE", std::to_string(nranks).c_str(), 1);
+        setenv("SHMCOLL_JOB", job_id.c_str(), 1);
+        setenv("SHMCOLL_BOOTSTRAP_FD", std::to_string(fd).c_str(), 1);
+        execvp(program[0], program);
+        std::fprintf(stderr, "shmcoll-run: rank %d: cannot run %s: %s\n", rank, program[0], std::strerror(errno));
+        return 127;
+      },
+      &g_interrupted);
+  if (topology != nullptr) hwloc_topology_destroy(topology);
+
+  if (int removed = sweep_segments(job_id); removed > 0) {
+    std::fprintf(stderr, "shmcoll-run: removed %d shared segment name(s) left by killed ranks\n", removed);
+  }
+  if (outcome.succeeded()) return 0;
+  if (outcome.timed_out) {
+    std::fprintf(stderr, "shmcoll-run: the job exceeded --timeout %g s and was killed\n", timeout_s);
+    return 124;
+  }
+  if (outcome.interrupted) {
+    std::fprintf(stderr, "shmcoll-run: interrupted; the job was stopped\n");
+    return 130;
+  }
+  const int r = outcome.first_failed_rank >= 0 ? outcome.first_failed_rank : 0;
+  const shmcoll::launch::RankOutcome& failed = outcome.ranks[static_cast<std::size_t>(r)];
+  std::fprintf(stderr, "shmcoll-run: rank %d (pid %d) %s; the job was stopped\n", r, static_cast<int>(failed.pid),
+               failed.describe().c_str());
+  return failed.signal != 0 ? 128 + failed.signal : (failed.exit_code != 0 ? failed.exit_code : 1);
+}
