@@ -1,0 +1,83 @@
+// shmcoll-run as a user sees it: exit statuses, output, stopping the job when a rank dies,
+// --timeout, --help, and no segment left behind.
+#include <doctest/doctest.h>
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <string>
+
+namespace {
+
+struct Run {
+  int status = -1;
+  std::string output;
+};
+
+Run run(const std::string& args) {
+  const std::string cmd = std::string(SHMCOLL_RUN_PATH) + " " + args + " 2>&1";
+  Run r;
+  FILE* p = popen(cmd.c_str(), "r");
+  REQUIRE(p != nullptr);
+  std::array<char, 4096> buf{};
+  while (std::fgets(buf.data(), buf.size(), p) != nullptr) r.output += buf.data();
+  const int st = pclose(p);
+  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  return r;
+}
+
+std::string shm_entries() {
+  Run r;
+  FILE* p = popen("ls /dev/shm | grep '^shmcoll-' || true", "r");
+  std::array<char, 256> buf{};
+  while (std::fgets(buf.data(), buf.size(), p) != nullptr) r.output += buf.data();
+  pclose(p);
+  return r.output;
+}
+
+const std::string kProgram = RANK_PROGRAM_PATH;
+
+}  // namespace
+
+TEST_CASE("shmcoll-run: a good job exits 0 and its output comes through") {
+  for (const char* bind : {"none", "core"}) {
+    const Run r = run(std::string("-n 4 --bind ") + bind + " -- " + kProgram + " ok");
+    INFO(r.output);
+    CHECK(r.status == 0);
+    CHECK(r.output.find("rank_program: 4 ranks ok") != std::string::npos);
+  }
+  CHECK(shm_entries().empty());
+}
+
+TEST_CASE("shmcoll-run: a rank killed mid-job fails the job, naming it, within bounded time") {
+  const Run r = run("-n 3 --timeout 30 -- " + kProgram + " die 1");
+  INFO(r.output);
+  CHECK(r.status == 128 + 9);
+  CHECK(r.output.find("rank 1") != std::string::npos);
+  CHECK(r.output.find("signal 9") != std::string::npos);
+  CHECK(shm_entries().empty());
+}
+
+TEST_CASE("shmcoll-run: a rank's exit status is the job's") {
+  const Run r = run("-n 3 -- " + kProgram + " exit 2 7");
+  INFO(r.output);
+  CHECK(r.status == 7);
+  CHECK(r.output.find("rank 2") != std::string::npos);
+  CHECK(shm_entries().empty());
+}
+
+TEST_CASE("shmcoll-run: --timeout kills a job that runs too long") {
+  const Run r = run("-n 2 --timeout 1 -- " + kProgram + " sleep");
+  CHECK(r.status == 124);
+  CHECK(r.output.find("--timeout") != std::string::npos);
+}
+
+TEST_CASE("shmcoll-run: --help and bad usage") {
+  const Run help = run("--help");
+  CHECK(help.status == 0);
+  for (const char* word : {"--bind", "--timeout", "SHMCOLL_RANK", "Exit status"}) CHECK(help.output.find(word) != std::string::npos);
+  CHECK(run("-n 0 -- true").status == 2);
+  CHECK(run("--bind socket -n 2 -- true").status == 2);
+  CHECK(run("-n 2").status == 2);
+  CHECK(run("-n 2 -- /nonexistent/program").status == 127);
+}

@@ -1,0 +1,160 @@
+// Unit tests of the pure parts: tags, stream geometry, scatter stream layout, validation,
+// parameter parsing, layout sizes.
+#include <doctest/doctest.h>
+
+#include <cstdlib>
+#include <set>
+
+#include "coll/scatter_stream.hpp"
+#include "core/validation.hpp"
+#include "segment/layout.hpp"
+#include "shmcoll/shmcoll.hpp"
+#include "sync/tag.hpp"
+
+namespace shmcoll {
+
+TEST_CASE("tags order by operation first, then step") {
+  using namespace sync;
+  CHECK(make_tag(1, kStepDone) < make_tag(2, kStepWriting));
+  CHECK(make_tag(7, kStepArrived) < make_tag(7, step_consumed(0)));
+  CHECK(make_tag(7, step_consumed(kMaxChunks)) < make_tag(7, kStepDone));
+  CHECK(op_of(make_tag(kMaxOperation, 5)) == kMaxOperation);
+  CHECK(step_of(make_tag(kMaxOperation, 5)) == 5);
+}
+
+TEST_CASE("stream shape: chunk geometry does not depend on the inline decision") {
+  for (std::uint64_t bytes : {0ull, 1ull, 40ull, 41ull, 1023ull, 1024ull, 1025ull, 10000ull}) {
+    const StreamShape s{bytes, 1024};
+    CAPTURE(bytes);
+    CHECK(s.is_inline() == (bytes <= segment::SlotHeader::kInlineBytes));
+    CHECK(s.chunks() == (bytes + 1023) / 1024);
+    std::uint64_t covered = 0;
+    for (std::uint64_t c = 0; c < s.chunks(); ++c) {
+      CHECK(s.chunk_begin(c) == covered);
+      CHECK(s.chunk_end(c) > s.chunk_begin(c));
+      covered = s.chunk_end(c);
+      for (std::uint64_t off = s.chunk_begin(c); off < s.chunk_end(c); off += 97) CHECK(s.chunk_of(off) == c);
+    }
+    CHECK(covered == bytes);
+  }
+}
+
+TEST_CASE("scatter stream: every byte of every block is filled once and read by its owner") {
+  for (int n : {1, 2, 3, 7, 16}) {
+    for (int root = 0; root < n; ++root) {
+      for (bool table : {false, true}) {
+        for (std::uint64_t unit : {0ull, 1ull, 40ull, 300ull, 5000ull}) {
+          CAPTURE(n);
+          CAPTURE(root);
+          CAPTURE(table);
+          CAPTURE(unit);
+          std::vector<std::uint64_t> bytes(static_cast<std::size_t>(n));
+          std::vector<std::vector<std::byte>> data(static_cast<std::size_t>(n));
+          std::vector<const std::byte*> src(static_cast<std::size_t>(n));
+          for (int r = 0; r < n; ++r) {
+            bytes[static_cast<std::size_t>(r)] = (static_cast<std::uint64_t>(r) % 3) * unit;
+            data[static_cast<std::size_t>(r)].resize(bytes[static_cast<std::size_t>(r)]);
+            for (std::size_t i = 0; i < data[static_cast<std::size_t>(r)].size(); ++i) {
+              data[static_cast<std::size_t>(r)][i] = std::byte(static_cast<unsigned char>(r * 37 + i));
+            }
+            src[static_cast<std::size_t>(r)] = data[static_cast<std::size_t>(r)].data();
+          }
+          ScatterRootStream plan;
+          plan.plan(root, src, bytes, table);
+          const StreamShape shape{plan.bytes(), 1024};
+          std::vector<std::byte> stream(plan.bytes());
+          std::vector<std::set<int>> readers(shape.chunks());
+          for (std::uint64_t c = 0; c < shape.chunks(); ++c) {
+            plan.fill(stream.data() + shape.chunk_begin(c), shape.chunk_begin(c), shape.chunk_end(c) - shape.chunk_begin(c));
+            std::vector<int> out;
+            plan.readers(shape, c, out);
+            readers[c].insert(out.begin(), out.end());
+            CHECK(readers[c].count(root) == 0);
+          }
+          // Each receiver finds its block (from the table or from the uniform placement) and
+          // is listed as a reader of every chunk its block touches.
+          std::uint64_t end = table ? 16ull * static_cast<std::uint64_t>(n) : 0;
+          for (int r = 0; r < n; ++r) {
+            if (r == root) continue;
+            const std::uint64_t b = bytes[static_cast<std::size_t>(r)];
+            std::uint64_t at = place_block(end, b);
+            end = at + b;
+            if (table) {
+              ScatterTableEntry e;
+              std::memcpy(&e, stream.data() + 16 * r, sizeof e);
+              CHECK(e.offset == at);
+              CHECK(e.bytes == b);
+              CHECK(readers[shape.chunk_of(16ull * static_cast<std::uint64_t>(r))].count(r) == 1);
+            }
+            CHECK(std::equal(stream.begin() + static_cast<long>(at), stream.begin() + static_cast<long>(at + b),
+                             data[static_cast<std::size_t>(r)].begin()));
+            for (std::uint64_t off = at; off < at + b; off += 1024) CHECK(readers[shape.chunk_of(off)].count(r) == 1);
+            if (b > 0) CHECK(readers[shape.chunk_of(at + b - 1)].count(r) == 1);
+          }
+          CHECK(end == plan.bytes());
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("validation: messages name the collective, the rank, the argument and the value") {
+  const validate::Context ctx{Kind::kScatterv, 2, 4, 0, 1024};
+  auto message = [](auto&& f) -> std::string {
+    try {
+      f();
+    } catch (const InvalidArgument& e) {
+      return e.what();
+    }
+    return "";
+  };
+  CHECK(message([&] { validate::root({Kind::kBcast, 1, 4, 9, 1024}); }) ==
+        "bcast on rank 1 (root 9): root = 9 is outside the team [0, 4)");
+  CHECK(message([&] { validate::bytes(ctx, "recvcount", -2, kInt32); }) ==
+        "scatterv on rank 2 (root 0): recvcount = -2 is negative");
+  CHECK(message([&] { validate::buffer(ctx, "recvbuf", nullptr, 8); }) ==
+        "scatterv on rank 2 (root 0): recvbuf is null but must hold 8 bytes");
+  CHECK(message([&] { validate::buffer(ctx, "recvbuf", nullptr, 0); }).empty());
+  CHECK(message([&] { validate::bytes(ctx, "count", Count{1} << 62, kInt64); }).find("overflows") != std::string::npos);
+
+  const std::vector<Count> counts{2, 2, 2, 2};
+  const std::vector<Count> displs{0, 2, 3, 8};
+  const auto blocks = validate::blocks(ctx, "sendcounts", counts, "displs", displs, kInt32);
+  CHECK(blocks[3].offset == 32);
+  CHECK(message([&] { validate::no_overlap(ctx, blocks, "sendcounts", "displs", "read"); })
+            .find("blocks of ranks 1 and 2 overlap") != std::string::npos);
+  const std::vector<Count> zero_overlap{0, 2, 0, 2};
+  const std::vector<Count> same_place{4, 4, 4, 0};
+  CHECK(message([&] {
+          validate::no_overlap(ctx, validate::blocks(ctx, "c", zero_overlap, "d", same_place, kInt32), "c", "d", "read");
+        }).empty());  // zero-count blocks never overlap anything
+  CHECK(message([&] { validate::blocks(ctx, "sendcounts", std::vector<Count>{1, 1}, "displs", displs, kInt32); })
+            .find("sendcounts has 2 entries, the team has 4 ranks") != std::string::npos);
+}
+
+TEST_CASE("parameters are read from the environment once and checked") {
+  setenv("SHMCOLL_SLOT_BYTES", "16K", 1);
+  setenv("SHMCOLL_CHECKS", "basic", 1);
+  const Options o = Options::from_env();
+  CHECK(o.slot_bytes == 16384);
+  CHECK(o.checks == CheckLevel::kBasic);
+  setenv("SHMCOLL_SLOTS", "0", 1);
+  CHECK_THROWS_AS(Options::from_env(), InvalidArgument);
+  setenv("SHMCOLL_SLOTS", "3", 1);
+  setenv("SHMCOLL_CHECKS", "sometimes", 1);
+  CHECK_THROWS_WITH_AS(Options::from_env(), "SHMCOLL_CHECKS='sometimes' must be 'full' or 'basic'", InvalidArgument);
+  for (const char* v : {"SHMCOLL_SLOT_BYTES", "SHMCOLL_CHECKS", "SHMCOLL_SLOTS"}) unsetenv(v);
+  bool found = false;
+  for (const ParameterInfo& p : parameters(Options::from_env())) found = found || p.name == "SHMCOLL_TIMEOUT";
+  CHECK(found);
+}
+
+TEST_CASE("segment geometry: a fixed part plus a per-rank part, all cache-line aligned") {
+  segment::Geometry g{16, 4, 65536};
+  CHECK(g.ranks_offset() % 64 == 0);
+  CHECK(g.rank_stride() % 64 == 0);
+  CHECK(g.total_bytes() == g.ranks_offset() + 16 * g.rank_stride());
+  CHECK(g.rank_stride() == 6 * 64 + 4 * 65536);
+}
+
+}  // namespace shmcoll
