@@ -13,6 +13,9 @@ class BcastOp final : public CollectiveOp {
 
  private:
   bool advance_data(sync::WaitTarget& blocked_on) override;
+  bool checked_in_data_path(int peer) const override {
+    return peer == sig_.root && team_.rank() != sig_.root && sig_.bytes > 0;
+  }
 
   std::byte* buffer_;
   bool started_ = false;

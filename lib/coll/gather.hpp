@@ -21,6 +21,9 @@ class GatherOp final : public CollectiveOp {
 
  private:
   bool advance_data(sync::WaitTarget& blocked_on) override;
+  bool checked_in_data_path(int peer) const override {
+    return team_.rank() == sig_.root && peer != sig_.root && sig_.bytes > 0;
+  }
 
   const std::byte* sendbuf_ = nullptr;
   std::byte* recvbuf_ = nullptr;
@@ -41,6 +44,9 @@ class GathervOp final : public CollectiveOp {
   std::int64_t expected_peer_bytes(int peer) const override;
   std::string expected_bytes_text(int peer) const override;
   bool needs_root_verdict() const override { return team_.rank() != sig_.root; }
+  bool checked_in_data_path(int peer) const override {
+    return team_.rank() == sig_.root && peer != sig_.root && blocks_[static_cast<std::size_t>(peer)].second > 0;
+  }
 
   const std::byte* sendbuf_ = nullptr;
   std::byte* recvbuf_ = nullptr;

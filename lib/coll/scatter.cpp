@@ -69,7 +69,9 @@ bool ScatterOp::advance_data(sync::WaitTarget& blocked_on) {
                   offset + b, recvbuf_);
     started_ = true;
   }
-  return reader_.pull(team_, acked_, blocked_on);
+  if (!reader_.pull(team_, acked_, blocked_on, /*ack_last=*/false)) return false;
+  if (!reader_.empty()) defer_final_ack(sync::step_consumed(reader_.last_chunk()));
+  return true;
 }
 
 }  // namespace shmcoll

@@ -22,6 +22,9 @@ class ScatterOp final : public CollectiveOp {
 
  private:
   bool advance_data(sync::WaitTarget& blocked_on) override;
+  bool checked_in_data_path(int peer) const override {
+    return peer == sig_.root && team_.rank() != sig_.root && sig_.bytes > 0;
+  }
 
   const std::byte* sendbuf_ = nullptr;
   std::byte* recvbuf_ = nullptr;
@@ -45,6 +48,7 @@ class ScattervOp final : public CollectiveOp {
   std::string expected_bytes_text(int peer) const override;
   // Only the root sees every rank's size, so the others wait for its verdict (kFull).
   bool needs_root_verdict() const override { return team_.rank() != sig_.root; }
+  bool checked_in_data_path(int peer) const override { return peer == sig_.root && team_.rank() != sig_.root; }
 
   enum class Stage { kStart, kEntry, kBlock };
   const std::byte* sendbuf_ = nullptr;

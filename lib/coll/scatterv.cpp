@@ -93,9 +93,10 @@ bool ScattervOp::advance_data(sync::WaitTarget& blocked_on) {
                   entry_.offset + entry_.bytes, recvbuf_);
     stage_ = Stage::kBlock;
   }
-  if (!reader_.pull(team_, acked_, blocked_on)) return false;
-  // A zero-byte block reads nothing; release the entry's chunk explicitly.
-  acknowledge_below(team_, op_, StreamShape{entry_.offset + entry_.bytes, slot}.chunk_of(entry_at) + 1, acked_);
+  if (!reader_.pull(team_, acked_, blocked_on, /*ack_last=*/false)) return false;
+  // The last chunk read holds the block's end, or the entry itself for a zero-byte block.
+  const StreamShape shape{entry_.offset + entry_.bytes, slot};
+  defer_final_ack(sync::step_consumed(reader_.empty() ? shape.chunk_of(entry_at) : reader_.last_chunk()));
   return true;
 }
 

@@ -76,6 +76,13 @@ bool CollectiveOp::agree_with(int peer, sync::WaitTarget& blocked_on) {
   return true;
 }
 
+void CollectiveOp::flush_deferred_ack() {
+  if (deferred_ack_step_ != 0) {
+    team_.publish_step(op_, deferred_ack_step_);
+    deferred_ack_step_ = 0;
+  }
+}
+
 bool CollectiveOp::advance(sync::WaitTarget& blocked_on) {
   switch (stage_) {
     case Stage::kStart:
@@ -90,16 +97,21 @@ bool CollectiveOp::advance(sync::WaitTarget& blocked_on) {
     case Stage::kAgree:
       if (team_.options().checks == CheckLevel::kFull || sig_.kind == Kind::kBarrier) {
         for (; next_peer_ < team_.size(); ++next_peer_) {
-          if (next_peer_ != team_.rank() && !agree_with(next_peer_, blocked_on)) return false;
+          if (next_peer_ == team_.rank() || checked_in_data_path(next_peer_)) continue;
+          if (!agree_with(next_peer_, blocked_on)) {
+            flush_deferred_ack();
+            return false;
+          }
         }
       }
       stage_ = Stage::kVerdict;
       [[fallthrough]];
     case Stage::kVerdict:
       if (needs_root_verdict() && team_.options().checks == CheckLevel::kFull) {
-        segment::StatusLine& root_status = team_.area(sig_.root).status();
-        sync::WaitTarget t{&root_status.tag, make_tag(op_, sync::kStepDone), sig_.root};
+        segment::ProgressLine& root_progress = team_.area(sig_.root).progress();
+        sync::WaitTarget t{&root_progress.tag, make_tag(op_, sync::kStepDone), sig_.root};
         if (!sync::reached(t)) {
+          flush_deferred_ack();
           blocked_on = t;
           return false;
         }

@@ -46,6 +46,13 @@ class CollectiveOp {
   virtual std::string expected_bytes_text(int peer) const;
   // True on ranks that must not return before the root has checked everything (never the root).
   virtual bool needs_root_verdict() const { return false; }
+  // True when the data stage already compared `peer`'s kind, root and size with ours (a chunk
+  // header carries them), which makes the agree stage's check of that peer redundant.
+  virtual bool checked_in_data_path(int) const { return false; }
+
+  // The data stage's last acknowledgement, published only if this rank must wait before it
+  // departs (a departure acknowledges everything), saving one store to a shared line.
+  void defer_final_ack(std::uint64_t step) { deferred_ack_step_ = step; }
 
   std::string where() const;  // "bcast (root 3, operation #12) on rank 1"
 
@@ -55,10 +62,12 @@ class CollectiveOp {
 
  private:
   bool agree_with(int peer, sync::WaitTarget& blocked_on);
+  void flush_deferred_ack();
 
   enum class Stage { kStart, kData, kAgree, kVerdict, kDone };
   Stage stage_ = Stage::kStart;
   int next_peer_ = 0;
+  std::uint64_t deferred_ack_step_ = 0;
 };
 
 // Reads a peer's (signature, bytes) for operation `op` with the seqlock rule of the status

@@ -78,9 +78,8 @@ class StreamWriter {
       // The slot-reuse rule: wait for every reader of the chunk this slot held last.
       for (; gate_ < record.readers.size(); ++gate_) {
         const int r = record.readers[gate_];
-        sync::WaitTarget t{&team.area(r).status().tag, record.ack_tag, r};
-        if (!sync::reached(t)) {
-          blocked_on = t;
+        if (!team.progress_reached(r, record.ack_tag)) {
+          blocked_on = {&team.area(r).progress().tag, record.ack_tag, r};
           return false;
         }
       }
@@ -96,7 +95,7 @@ class StreamWriter {
       readers(next_, record.readers);
       record.ack_tag = sync::make_tag(op_, sync::step_consumed(next_));
       // Publishing the tag releases the data and header written above.
-      sync::publish(header.tag, sync::make_tag(op_, sync::step_chunk(next_)), self.wake());
+      team.publish(header.tag, sync::make_tag(op_, sync::step_chunk(next_)));
       ++next_;
     }
     return true;
@@ -128,6 +127,8 @@ class RangeReader {
   // `ack_last`: also acknowledge the range's last chunk when done (false when this rank will
   // read more of that chunk afterwards).
   bool pull(TeamImpl& team, std::uint64_t& acked, sync::WaitTarget& blocked_on, bool ack_last = true);
+  bool empty() const { return begin_ >= end_; }
+  std::uint64_t last_chunk() const { return shape_.chunk_of(end_ - 1); }
 
  private:
   StreamSource src_;

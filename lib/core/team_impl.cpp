@@ -35,6 +35,7 @@ TeamImpl::TeamImpl(Bootstrap& bootstrap, const Options& options) : options_(opti
   size_ = bootstrap.size();
   form(bootstrap);  // team_setup.cpp
   slot_records_.resize(slots());
+  seen_progress_.assign(static_cast<std::size_t>(size_), 0);
   // Spinning only helps when the awaited peer has a CPU of its own; in an oversubscribed team
   // it steals the peer's time slice, so go straight to yielding there.
   policy_.spin_iterations = options_.spin_iterations >= 0 ? options_.spin_iterations
@@ -59,11 +60,13 @@ void TeamImpl::publish_arrival(std::uint64_t op, const OpSignature& sig) {
   std::atomic_thread_fence(std::memory_order_release);
   status.signature.store(sig.packed(), std::memory_order_relaxed);
   status.bytes.store(sig.bytes, std::memory_order_relaxed);
-  sync::publish(status.tag, make_tag(op, sync::kStepArrived), self().wake());
+  publish(status.tag, make_tag(op, sync::kStepArrived));
 }
 
 void TeamImpl::publish_step(std::uint64_t op, std::uint64_t step) {
-  sync::publish(self().status().tag, make_tag(op, step), self().wake());
+  publish(self().progress().tag, make_tag(op, step));
+  // Departing is the last chance to wake peers that sleep on something this rank published.
+  if (step == sync::kStepDone) wake_sleepers();
 }
 
 void TeamImpl::run(CollectiveOp& op) {
@@ -74,6 +77,8 @@ void TeamImpl::run(CollectiveOp& op) {
 }
 
 void TeamImpl::wait(const sync::WaitTarget& target) {
+  // Never block while a peer may sleep on something this rank published without a wake.
+  wake_sleepers();
   sync::wait_for(target, area(target.peer).wake(), policy_, *this);
 }
 
@@ -159,9 +164,10 @@ void TeamImpl::check_peer_in_slow_wait(const sync::WaitTarget& target) {
   }
   // acquire: if the peer departed, everything it published before departing is visible to
   // the re-check of the target below.
-  const std::uint64_t t = status.tag.load(std::memory_order_acquire);
-  const bool departed = op_of(t) > op || (op_of(t) == op && step_of(t) == sync::kStepDone);
-  if (departed && target.word != &status.tag && !sync::reached(target)) {
+  std::atomic<std::uint64_t>& progress = area(target.peer).progress().tag;
+  const bool departed = progress.load(std::memory_order_acquire) >= make_tag(op, sync::kStepDone);
+  const bool waits_for_data = target.word != &status.tag && target.word != &progress;
+  if (departed && waits_for_data && !sync::reached(target)) {
     fail(Status::kInvalidArgument,
          std::string("mismatch in ") + kind_name(current_->signature().kind) + " (operation #" +
              std::to_string(op) + "): rank " + std::to_string(target.peer) +

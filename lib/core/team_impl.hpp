@@ -48,6 +48,16 @@ class TeamImpl final : public sync::WaitObserver {
   }
   SlotRecord& slot_record(std::uint32_t s) { return slot_records_[s]; }
 
+  // Whether rank r's progress tag has reached `tag`. Tags only grow, so the last value seen is a
+  // lower bound that answers most questions without touching r's cache line.
+  bool progress_reached(int r, std::uint64_t tag) {
+    std::uint64_t& seen = seen_progress_[static_cast<std::size_t>(r)];
+    if (seen >= tag) return true;
+    // acquire: the caller goes on to reuse what r acknowledged having read.
+    seen = area(r).progress().tag.load(std::memory_order_acquire);
+    return seen >= tag;
+  }
+
   // Runs `op` to completion (the blocking driver). Any error aborts the team.
   void run(CollectiveOp& op);
   // Numbers the next operation; throws if the team was aborted.
@@ -63,7 +73,19 @@ class TeamImpl final : public sync::WaitObserver {
   void wait(const sync::WaitTarget& target);
   void on_slow_wait(const sync::WaitTarget& target, std::int64_t waited_ns) override;
 
-  // Status-line publication for the current operation.
+  // Publishes a flag this rank owns; sleepers are woken at the next wait or departure.
+  void publish(std::atomic<std::uint64_t>& flag, std::uint64_t value) {
+    sync::publish(flag, value);
+    wake_pending_ = true;
+  }
+  void wake_sleepers() {
+    if (wake_pending_) {
+      wake_pending_ = false;
+      sync::wake_sleepers(self().wake());
+    }
+  }
+
+  // Arrival (status line) and progress (progress line) of the current operation.
   void publish_arrival(std::uint64_t op, const OpSignature& sig);
   void publish_step(std::uint64_t op, std::uint64_t step);
 
@@ -77,9 +99,11 @@ class TeamImpl final : public sync::WaitObserver {
   segment::Segment segment_;
   std::vector<pid_t> pids_;
   std::vector<SlotRecord> slot_records_;
+  std::vector<std::uint64_t> seen_progress_;  // see progress_reached
   sync::WaitPolicy policy_;
   std::uint64_t op_ = 0;
   bool aborted_ = false;
+  bool wake_pending_ = false;  // published since the last wake_sleepers()
   std::string abort_message_;
   Status abort_status_ = Status::kOk;
   CollectiveOp* current_ = nullptr;  // the operation being driven, for slow-path checks

@@ -9,7 +9,7 @@ std::uint64_t Geometry::ranks_offset() const {
 }
 
 std::uint64_t Geometry::rank_stride() const {
-  return (2 + std::uint64_t{slots}) * kCacheLine + std::uint64_t{slots} * slot_bytes;
+  return (RankArea::kControlLines + std::uint64_t{slots}) * kCacheLine + std::uint64_t{slots} * slot_bytes;
 }
 
 std::uint64_t Geometry::total_bytes() const {
@@ -25,6 +25,8 @@ std::uint64_t layout_hash() {
       sizeof(AbortRecord),
       offsetof(AbortRecord, message),
       sizeof(StatusLine),
+      sizeof(ProgressLine),
+      RankArea::kControlLines,
       sizeof(WakeLine),
       sizeof(SlotHeader),
       offsetof(SlotHeader, inline_data),

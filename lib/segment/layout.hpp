@@ -5,10 +5,16 @@
 //   SegmentHeader                       2 lines
 //   AbortRecord                         4 lines
 //   RankArea[0 .. nranks)               rank_stride bytes each:
-//     StatusLine                        1 line   written by the owner only
+//     StatusLine                        1 line   arrival and signature, written by the owner
 //     WakeLine                          1 line   epoch written by the owner, sleepers by waiters
+//     ProgressLine                      1 line   acknowledgements and departure, by the owner
 //     SlotHeader[slots]                 1 line each, written by the owner only
 //     slot data[slots]                  slot_bytes each, cache-line aligned
+//
+// Arrival and progress live on different lines, two lines apart: peers read the arrival line
+// when they check signatures, and if acknowledgements shared it every later store of the owner
+// would first have to win the line back. Two lines apart keeps them out of one adjacent-line
+// prefetch pair as well.
 #pragma once
 
 #include <atomic>
@@ -52,13 +58,20 @@ struct alignas(kCacheLine) AbortRecord {
 };
 static_assert(sizeof(AbortRecord) == 4 * kCacheLine);
 
-// What a rank says about the operation it is in; see core/agreement.hpp for the seqlock rule.
+// What a rank says about the operation it is in (see read_peer_signature for the seqlock rule).
 struct alignas(kCacheLine) StatusLine {
-  std::atomic<std::uint64_t> tag;        // (op, step): arrival and consumption progress
+  std::atomic<std::uint64_t> tag;        // (op, kStepWriting or kStepArrived)
   std::atomic<std::uint64_t> signature;  // collective kind and root of `op`
   std::atomic<std::uint64_t> bytes;      // bytes this rank sends or receives in `op`
 };
 static_assert(sizeof(StatusLine) == kCacheLine);
+
+// How far a rank got: (op, step_consumed(c)) once it read chunk c of every stream it reads in
+// `op`, (op, kStepDone) once it left `op`. Writers gate slot reuse on it.
+struct alignas(kCacheLine) ProgressLine {
+  std::atomic<std::uint64_t> tag;
+};
+static_assert(sizeof(ProgressLine) == kCacheLine);
 
 // Flag line of one slot: the chunk tag, what the chunk belongs to, and small payloads inline,
 // so a message of up to kInlineBytes costs the reader a single cache-line transfer.
@@ -94,12 +107,14 @@ class RankArea {
       : base_(base), slots_(slots), slot_bytes_(slot_bytes) {}
   StatusLine& status() const { return *reinterpret_cast<StatusLine*>(base_); }
   WakeLine& wake() const { return *reinterpret_cast<WakeLine*>(base_ + kCacheLine); }
+  ProgressLine& progress() const { return *reinterpret_cast<ProgressLine*>(base_ + 2 * kCacheLine); }
   SlotHeader& slot_header(std::uint32_t s) const {
-    return reinterpret_cast<SlotHeader*>(base_ + 2 * kCacheLine)[s];
+    return reinterpret_cast<SlotHeader*>(base_ + kControlLines * kCacheLine)[s];
   }
   std::byte* slot_data(std::uint32_t s) const {
-    return base_ + (2 + slots_) * kCacheLine + s * slot_bytes_;
+    return base_ + (kControlLines + slots_) * kCacheLine + s * slot_bytes_;
   }
+  static constexpr std::uint64_t kControlLines = 3;  // status, wake, progress
 
  private:
   std::byte* base_;

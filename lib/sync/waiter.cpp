@@ -15,10 +15,11 @@ std::int64_t now_ns() {
 
 // One futex sleep following the protocol in wake_line.hpp. Returns true if the flag is set.
 bool sleep_once(const WaitTarget& target, WakeLine& wake, std::int64_t slice_ns) {
-  wake.sleepers.fetch_add(1, std::memory_order_seq_cst);
-  const std::uint32_t epoch = wake.epoch.load(std::memory_order_seq_cst);
-  // seq_cst re-check: pairs with the writer's seq_cst flag store / sleepers load.
-  bool ready = target.word->load(std::memory_order_seq_cst) >= target.at_least;
+  wake.sleepers.fetch_add(1, std::memory_order_relaxed);
+  // Pairs with the writer's fence in wake_sleepers (see wake_line.hpp).
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  const std::uint32_t epoch = wake.epoch.load(std::memory_order_relaxed);
+  bool ready = target.word->load(std::memory_order_acquire) >= target.at_least;
   if (!ready) futex_wait(&wake.epoch, epoch, slice_ns);
   // A late decrement only costs the writer one unneeded wake call, so release suffices.
   wake.sleepers.fetch_sub(1, std::memory_order_release);

@@ -1,11 +1,14 @@
 // A rank's wake line: where peers sleep while waiting for something that rank writes.
 //
-// Protocol (a store-buffering pair, so every access below is seq_cst):
-//   writer: flag.store(v); if (sleepers.load() > 0) { ++epoch; futex_wake(epoch); }
-//   waiter: ++sleepers; e = epoch.load(); if (flag.load() < v) futex_wait(epoch, e); --sleepers;
-// With all four accesses in the single seq_cst order, either the writer sees the waiter's
-// increment (and wakes it) or the waiter's re-check sees the flag (and does not sleep). A waiter
-// that read `e` before the writer's increment finds the futex word changed and returns at once.
+// Protocol (a store-buffering pair, ordered by seq_cst fences):
+//   writer: flag.store(v, release) ... later: fence(seq_cst); if (sleepers > 0) { ++epoch; wake }
+//   waiter: ++sleepers; fence(seq_cst); e = epoch; if (flag < v) futex_wait(epoch, e); --sleepers
+// Between the two fences, either the writer sees the waiter's increment (and wakes it) or the
+// waiter's re-check sees the flag (and does not sleep). A waiter that read `e` before the
+// writer's increment finds the futex word changed and returns at once. The writer may publish
+// several flags and check for sleepers once, as long as it checks before it blocks or leaves
+// the operation (TeamImpl keeps that promise): a publication is a plain release store, and the
+// fence, which waits for the store buffer to drain, is paid once per wait or departure.
 // Writers skip the system call entirely while nobody sleeps, which is the common case.
 #pragma once
 
@@ -26,12 +29,17 @@ static_assert(sizeof(WakeLine) == kCacheLine);
 static_assert(std::atomic<std::uint32_t>::is_always_lock_free);
 static_assert(std::atomic<std::uint64_t>::is_always_lock_free);
 
-// Publishes `value` into a flag owned by the calling rank and wakes the rank's sleepers.
-inline void publish(std::atomic<std::uint64_t>& flag, std::uint64_t value, WakeLine& wake) {
-  // seq_cst store: ordered before the sleepers load below (see the protocol above); it also
-  // releases every plain write made before it (slot data, signature) to acquiring readers.
-  flag.store(value, std::memory_order_seq_cst);
-  if (wake.sleepers.load(std::memory_order_seq_cst) != 0) {
+// Publishes `value` into a flag owned by the calling rank. release: every plain write made
+// before it (slot data, signature) is visible to a reader that acquires the flag. The caller
+// must call wake_sleepers() before it blocks or leaves the operation.
+inline void publish(std::atomic<std::uint64_t>& flag, std::uint64_t value) {
+  flag.store(value, std::memory_order_release);
+}
+
+// The writer's half of the protocol above, after one or more publish() calls.
+inline void wake_sleepers(WakeLine& wake) {
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  if (wake.sleepers.load(std::memory_order_relaxed) != 0) {
     // relaxed is enough for the bump: the futex syscall itself orders it with the sleeper.
     wake.epoch.fetch_add(1, std::memory_order_relaxed);
     futex_wake_all(&wake.epoch);
