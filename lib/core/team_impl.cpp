@@ -37,10 +37,12 @@ TeamImpl::TeamImpl(Bootstrap& bootstrap, const Options& options) : options_(opti
   slot_records_.resize(slots());
   seen_progress_.assign(static_cast<std::size_t>(size_), 0);
   // Spinning only helps when the awaited peer has a CPU of its own; in an oversubscribed team
-  // it steals the peer's time slice, so go straight to yielding there.
+  // (more ranks than CPUs the ranks may run on, together) it steals the peer's time slice, so
+  // go straight to yielding there. Bound ranks each see one CPU, hence the union.
+  const int cpus = team_cpus_ > 0 ? team_cpus_ : available_cpus();
   policy_.spin_iterations = options_.spin_iterations >= 0 ? options_.spin_iterations
-                            : size_ > available_cpus() ? 0
-                                                       : 4000;
+                            : size_ > cpus                   ? 0
+                                                             : 4000;
   policy_.yield_iterations = options_.yield_iterations;
 }
 

@@ -98,6 +98,7 @@ class TeamImpl final : public sync::WaitObserver {
   Options options_;
   segment::Segment segment_;
   std::vector<pid_t> pids_;
+  int team_cpus_ = 0;  // CPUs in the union of the ranks' affinity masks
   std::vector<SlotRecord> slot_records_;
   std::vector<std::uint64_t> seen_progress_;  // see progress_reached
   sync::WaitPolicy policy_;

@@ -1,5 +1,6 @@
 // Forming a team: rank 0 creates the segment, everyone attaches and validates it, and the name
 // is removed from /dev/shm as soon as all ranks are attached (two bootstrap exchanges).
+#include <sched.h>
 #include <unistd.h>
 
 #include <cstring>
@@ -16,6 +17,7 @@ struct JoinInfo {
   std::uint64_t slot_bytes = 0;
   std::uint32_t slots = 0;
   std::uint32_t checks = 0;
+  cpu_set_t cpus{};  // where this rank may run, to tell whether the team is oversubscribed
   char name[192] = {};
   char error[320] = {};
 };
@@ -41,6 +43,7 @@ void TeamImpl::form(Bootstrap& bootstrap) {
 
   JoinInfo mine;
   mine.pid = static_cast<std::int32_t>(getpid());
+  if (sched_getaffinity(0, sizeof mine.cpus, &mine.cpus) != 0) CPU_ZERO(&mine.cpus);
   std::string name;
   if (rank_ == 0) {
     mine.slot_bytes = geometry.slot_bytes;
@@ -73,7 +76,13 @@ void TeamImpl::form(Bootstrap& bootstrap) {
   options_.slots = static_cast<int>(creator.slots);
   options_.checks = static_cast<CheckLevel>(creator.checks);
   pids_.resize(static_cast<std::size_t>(size_));
-  for (int r = 0; r < size_; ++r) pids_[static_cast<std::size_t>(r)] = all[static_cast<std::size_t>(r)].pid;
+  cpu_set_t team_cpus;
+  CPU_ZERO(&team_cpus);
+  for (int r = 0; r < size_; ++r) {
+    pids_[static_cast<std::size_t>(r)] = all[static_cast<std::size_t>(r)].pid;
+    CPU_OR(&team_cpus, &team_cpus, &all[static_cast<std::size_t>(r)].cpus);
+  }
+  team_cpus_ = CPU_COUNT(&team_cpus);
 
   AttachInfo attached;
   if (rank_ != 0) {
