@@ -114,7 +114,15 @@ void TeamImpl::check_aborted() {
   if (aborted_) throw_error(abort_status_, abort_message_);
   segment::AbortRecord& record = segment_.abort_record();
   // acquire: pairs with the release of kSet in record_abort.
-  if (record.state.load(std::memory_order_acquire) != segment::AbortRecord::kSet) return;
+  std::uint32_t state = record.state.load(std::memory_order_acquire);
+  if (state == segment::AbortRecord::kClear) return;
+  // Another rank won the record and is writing it (it may be descheduled right now): its error
+  // is the team's, so wait for the message rather than report something else. Bounded, in case
+  // the writer dies between the two stores.
+  for (int i = 0; state == segment::AbortRecord::kWriting && i < 100000; ++i) {
+    sched_yield();
+    state = record.state.load(std::memory_order_acquire);
+  }
   aborted_ = true;
   current_ = nullptr;
   abort_status_ = static_cast<Status>(record.status);
