@@ -60,7 +60,7 @@ TEST_CASE("scatter stream: every byte of every block is filled once and read by 
             src[static_cast<std::size_t>(r)] = data[static_cast<std::size_t>(r)].data();
           }
           ScatterRootStream plan;
-          plan.plan(root, src, bytes, table);
+          plan.plan(root, n, table, [&](int r) { return std::pair(src[static_cast<std::size_t>(r)], bytes[static_cast<std::size_t>(r)]); });
           const StreamShape shape{plan.bytes(), 1024};
           std::vector<std::byte> stream(plan.bytes());
           std::vector<std::set<int>> readers(shape.chunks());

@@ -51,11 +51,8 @@ bool GatherOp::advance_data(sync::WaitTarget& blocked_on) {
   if (!started_) {
     if (me == sig_.root) {
       if (!in_place_) copy::copy_bytes(recvbuf_ + me * b, sendbuf_, b);
-      std::vector<GatherRoot::Sender> senders;
-      for (int r = 0; r < team_.size(); ++r) {
-        if (r != me) senders.push_back({r, recvbuf_ + r * b, b});
-      }
-      root_side_.start(op_, Kind::kGather, sig_.root, std::move(senders), team_.slot_bytes());
+      root_side_.start(op_, Kind::kGather, sig_.root, team_.size(), team_.slot_bytes(),
+                       [&](int r) { return std::pair(recvbuf_ + r * b, b); });
     } else {
       writer_.start(op_, Kind::kGather, sig_.root, b, team_.slot_bytes());
     }

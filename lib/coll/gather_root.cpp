@@ -4,13 +4,11 @@
 
 namespace shmcoll {
 
-void GatherRoot::start(std::uint64_t op, Kind kind, int root, std::vector<Sender> senders, std::uint64_t slot_bytes) {
+void GatherRoot::begin(std::uint64_t op, Kind kind, int root, std::uint64_t slot_bytes) {
   op_ = op;
   kind_ = kind;
   root_ = root;
   slot_bytes_ = slot_bytes;
-  std::erase_if(senders, [](const Sender& s) { return s.bytes == 0; });
-  senders_ = std::move(senders);
   rounds_ = 0;
   for (const Sender& s : senders_) rounds_ = std::max(rounds_, StreamShape{s.bytes, slot_bytes}.chunks());
   round_ = 0;

@@ -17,10 +17,22 @@ class GatherRoot {
     std::byte* dst;
     std::uint64_t bytes;
   };
-  void start(std::uint64_t op, Kind kind, int root, std::vector<Sender> senders, std::uint64_t slot_bytes);
+  // `block_of(r)` gives where rank r's block goes and its size, as (pointer, bytes).
+  template <class BlockOf>
+  void start(std::uint64_t op, Kind kind, int root, int nranks, std::uint64_t slot_bytes, BlockOf&& block_of) {
+    senders_.clear();
+    for (int r = 0; r < nranks; ++r) {
+      if (r == root) continue;
+      const auto [dst, bytes] = block_of(r);
+      if (bytes > 0) senders_.push_back({r, dst, bytes});
+    }
+    begin(op, kind, root, slot_bytes);
+  }
   bool pull(TeamImpl& team, sync::WaitTarget& blocked_on);
 
  private:
+  void begin(std::uint64_t op, Kind kind, int root, std::uint64_t slot_bytes);
+
   std::uint64_t op_ = 0;
   Kind kind_ = Kind::kGather;
   int root_ = 0;

@@ -56,12 +56,10 @@ bool GathervOp::advance_data(sync::WaitTarget& blocked_on) {
     if (me == sig_.root) {
       const auto& own = blocks_[static_cast<std::size_t>(me)];
       if (!in_place_ && own.second > 0) copy::copy_bytes(recvbuf_ + own.first, sendbuf_, own.second);
-      std::vector<GatherRoot::Sender> senders;
-      for (int r = 0; r < team_.size(); ++r) {
+      root_side_.start(op_, Kind::kGatherv, sig_.root, team_.size(), team_.slot_bytes(), [&](int r) {
         const auto& blk = blocks_[static_cast<std::size_t>(r)];
-        if (r != me) senders.push_back({r, recvbuf_ + blk.first, blk.second});
-      }
-      root_side_.start(op_, Kind::kGatherv, sig_.root, std::move(senders), team_.slot_bytes());
+        return std::pair(blk.second > 0 ? recvbuf_ + blk.first : nullptr, blk.second);
+      });
     } else {
       writer_.start(op_, Kind::kGatherv, sig_.root, sig_.bytes, team_.slot_bytes());
     }

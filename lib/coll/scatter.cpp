@@ -46,9 +46,7 @@ bool ScatterOp::advance_data(sync::WaitTarget& blocked_on) {
   if (me == sig_.root) {
     if (!started_) {
       if (!in_place_) copy::copy_bytes(recvbuf_, sendbuf_ + me * b, b);
-      std::vector<const std::byte*> src(static_cast<std::size_t>(n));
-      for (int r = 0; r < n; ++r) src[static_cast<std::size_t>(r)] = sendbuf_ + r * b;
-      plan_.plan(sig_.root, src, std::vector<std::uint64_t>(static_cast<std::size_t>(n), b), false);
+      plan_.plan(sig_.root, n, false, [&](int r) { return std::pair(sendbuf_ + r * b, b); });
       writer_.start(op_, Kind::kScatter, sig_.root, plan_.bytes(), team_.slot_bytes());
       started_ = true;
     }

@@ -7,26 +7,6 @@
 
 namespace shmcoll {
 
-void ScatterRootStream::plan(int root, const std::vector<const std::byte*>& src,
-                             const std::vector<std::uint64_t>& bytes, bool with_table) {
-  const int n = static_cast<int>(bytes.size());
-  root_ = root;
-  table_.assign(with_table ? static_cast<std::size_t>(n) : 0, ScatterTableEntry{});
-  table_bytes_ = table_.size() * sizeof(ScatterTableEntry);
-  pieces_.clear();
-  std::uint64_t end = table_bytes_;
-  for (int r = 0; r < n; ++r) {
-    if (r == root) continue;
-    const std::uint64_t b = bytes[static_cast<std::size_t>(r)];
-    const std::uint64_t at = place_block(end, b);
-    pieces_.push_back({r, src[static_cast<std::size_t>(r)], at, b});
-    if (with_table) table_[static_cast<std::size_t>(r)] = {at, b};
-    end = at + b;
-  }
-  total_ = end;
-  fill_cursor_ = 0;
-}
-
 void ScatterRootStream::fill(std::byte* dst, std::uint64_t offset, std::uint64_t length) {
   const std::uint64_t end = offset + length;
   if (offset < table_bytes_) {

@@ -31,10 +31,28 @@ class ScatterRootStream {
     std::uint64_t offset;  // in the stream
     std::uint64_t bytes;
   };
-  // `blocks[r]`: rank r's data in the root's buffer (the root's own entry is ignored).
-  // With a table, entries describe each rank's piece; the root's entry stays zero.
-  void plan(int root, const std::vector<const std::byte*>& src, const std::vector<std::uint64_t>& bytes,
-            bool with_table);
+  // `block_of(r)` gives rank r's data in the root's buffer as (pointer, bytes); the root's own
+  // block is not asked for. With a table, entries describe each rank's piece; the root's entry
+  // stays zero.
+  template <class BlockOf>
+  void plan(int root, int nranks, bool with_table, BlockOf&& block_of) {
+    root_ = root;
+    table_.assign(with_table ? static_cast<std::size_t>(nranks) : 0, ScatterTableEntry{});
+    table_bytes_ = table_.size() * sizeof(ScatterTableEntry);
+    pieces_.clear();
+    pieces_.reserve(static_cast<std::size_t>(nranks));
+    std::uint64_t end = table_bytes_;
+    for (int r = 0; r < nranks; ++r) {
+      if (r == root) continue;
+      const auto [src, b] = block_of(r);
+      const std::uint64_t at = place_block(end, b);
+      pieces_.push_back({r, src, at, b});
+      if (with_table) table_[static_cast<std::size_t>(r)] = {at, b};
+      end = at + b;
+    }
+    total_ = end;
+    fill_cursor_ = 0;
+  }
   std::uint64_t bytes() const { return total_; }
   void fill(std::byte* dst, std::uint64_t offset, std::uint64_t length);
   void readers(const StreamShape& shape, std::uint64_t chunk, std::vector<int>& out) const;

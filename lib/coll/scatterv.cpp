@@ -40,10 +40,12 @@ ScattervOp::ScattervOp(TeamImpl& team, const void* sendbuf, std::span<const Coun
     validate::buffer(ctx, "recvbuf", recvbuf, mine);
   }
   // Keep the block offsets for the plan (the spans may not outlive this call in a request).
-  std::vector<const std::byte*> src(blocks.size());
-  for (std::size_t r = 0; r < blocks.size(); ++r) src[r] = sendbuf_ == nullptr ? nullptr : sendbuf_ + blocks[r].offset;
-  plan_.plan(root, src, send_bytes_, true);
-  if (!in_place && blocks[me].bytes > 0) copy_own_ = {src[me], blocks[me].bytes};
+  auto block_of = [&](int r) {
+    const validate::Block& blk = blocks[static_cast<std::size_t>(r)];
+    return std::pair(blk.bytes > 0 ? sendbuf_ + blk.offset : nullptr, blk.bytes);
+  };
+  plan_.plan(root, team.size(), true, block_of);
+  if (!in_place && blocks[me].bytes > 0) copy_own_ = block_of(root);
 }
 
 std::int64_t ScattervOp::expected_peer_bytes(int peer) const {

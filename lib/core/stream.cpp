@@ -17,11 +17,11 @@ bool read_chunk(TeamImpl& team, const StreamSource& src, std::uint64_t c, std::u
     blocked_on = t;
     return false;
   }
-  const std::string ctx = std::string(kind_name(src.kind)) + " (root " + std::to_string(src.root) +
-                          ", operation #" + std::to_string(src.op) + ")";
   auto mismatch = [&](const std::string& what) {
-    team.fail(Status::kInvalidArgument, "mismatch in " + ctx + ": rank " + std::to_string(src.writer) +
-                                            " " + what + " (seen by rank " + std::to_string(team.rank()) + ")");
+    team.fail(Status::kInvalidArgument, std::string("mismatch in ") + kind_name(src.kind) + " (root " +
+                                            std::to_string(src.root) + ", operation #" + std::to_string(src.op) +
+                                            "): rank " + std::to_string(src.writer) + " " + what +
+                                            " (seen by rank " + std::to_string(team.rank()) + ")");
   };
   // acquire load above: the header and data written before the tag are visible now.
   if (header.tag.load(std::memory_order_acquire) != want) {
