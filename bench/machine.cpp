@@ -29,9 +29,9 @@ std::string describe_machine() {
   uname(&u);
   char host[256] = {};
   gethostname(host, sizeof host - 1);
-  return std::string(cpu) + "; " + std::to_string(packages) + " package(s), " + std::to_string(numa) +
-         " NUMA node(s), " + std::to_string(cores) + " core(s), " + std::to_string(pus) + " PU(s); " + u.sysname +
-         " " + u.release + "; host " + host;
+  return std::string(cpu) + "; " + std::to_string(packages) + " package(s), " +
+         std::to_string(numa) + " NUMA node(s), " + std::to_string(cores) + " core(s), " +
+         std::to_string(pus) + " PU(s); " + u.sysname + " " + u.release + "; host " + host;
 }
 
 }  // namespace shmcoll::bench

@@ -27,17 +27,23 @@ using Clock = std::chrono::steady_clock;
 enum class Coll { kBcast, kScatter, kScatterv, kGather, kGatherv };
 const char* name_of(Coll c) {
   switch (c) {
-    case Coll::kBcast: return "bcast";
-    case Coll::kScatter: return "scatter";
-    case Coll::kScatterv: return "scatterv";
-    case Coll::kGather: return "gather";
-    case Coll::kGatherv: return "gatherv";
+    case Coll::kBcast:
+      return "bcast";
+    case Coll::kScatter:
+      return "scatter";
+    case Coll::kScatterv:
+      return "scatterv";
+    case Coll::kGather:
+      return "gather";
+    case Coll::kGatherv:
+      return "gatherv";
   }
   return "?";
 }
 
 struct Config {
-  std::vector<Coll> colls = {Coll::kBcast, Coll::kScatter, Coll::kScatterv, Coll::kGather, Coll::kGatherv};
+  std::vector<Coll> colls = {Coll::kBcast, Coll::kScatter, Coll::kScatterv, Coll::kGather,
+                             Coll::kGatherv};
   std::uint64_t min_bytes = 1;
   std::uint64_t max_bytes = 64ull << 20;
   int iterations = 0;  // 0: by size
@@ -57,7 +63,8 @@ std::uint64_t parse_bytes(const std::string& v) {
 void usage() {
   std::puts(
       "usage: shmcoll-run -n N shmcoll-bench [options]\n"
-      "  --coll LIST        comma-separated subset of bcast,scatter,scatterv,gather,gatherv (default: all)\n"
+      "  --coll LIST        comma-separated subset of bcast,scatter,scatterv,gather,gatherv "
+      "(default: all)\n"
       "  --min-bytes B      smallest message per rank (default 1; K/M/G suffixes)\n"
       "  --max-bytes B      largest message per rank (default 64M)\n"
       "  --iterations N     timed iterations per size (default: 2000 for <=4K down to 10 for >8M)\n"
@@ -76,7 +83,8 @@ int iterations_for(const Config& cfg, std::uint64_t bytes) {
 }
 
 std::byte pattern(std::uint64_t seq, int rank, std::uint64_t i) {
-  return std::byte(static_cast<unsigned char>((seq * 131 + static_cast<std::uint64_t>(rank) * 31 + i * 7) % 251));
+  return std::byte(static_cast<unsigned char>(
+      (seq * 131 + static_cast<std::uint64_t>(rank) * 31 + i * 7) % 251));
 }
 
 struct Buffers {
@@ -87,12 +95,18 @@ struct Buffers {
 void call(Team& team, Coll coll, Buffers& b, std::uint64_t bytes, int root) {
   const auto n = static_cast<Count>(bytes);
   switch (coll) {
-    case Coll::kBcast: team.bcast(b.send.data(), n, kByte, root); break;
-    case Coll::kScatter: team.scatter(b.send.data(), n, kByte, b.recv.data(), n, kByte, root); break;
+    case Coll::kBcast:
+      team.bcast(b.send.data(), n, kByte, root);
+      break;
+    case Coll::kScatter:
+      team.scatter(b.send.data(), n, kByte, b.recv.data(), n, kByte, root);
+      break;
     case Coll::kScatterv:
       team.scatterv(b.send.data(), b.counts, b.displs, kByte, b.recv.data(), n, kByte, root);
       break;
-    case Coll::kGather: team.gather(b.send.data(), n, kByte, b.recv.data(), n, kByte, root); break;
+    case Coll::kGather:
+      team.gather(b.send.data(), n, kByte, b.recv.data(), n, kByte, root);
+      break;
     case Coll::kGatherv:
       team.gatherv(b.send.data(), n, kByte, b.recv.data(), b.counts, b.displs, kByte, root);
       break;
@@ -100,7 +114,8 @@ void call(Team& team, Coll coll, Buffers& b, std::uint64_t bytes, int root) {
 }
 
 // Fills the inputs of one call from the pattern for `seq`; checks the outputs afterwards.
-int validate_once(Team& team, Coll coll, Buffers& b, std::uint64_t bytes, std::uint64_t seq, int root) {
+int validate_once(Team& team, Coll coll, Buffers& b, std::uint64_t bytes, std::uint64_t seq,
+                  int root) {
   const int me = team.rank(), size = team.size();
   std::fill(b.recv.begin(), b.recv.end(), std::byte{0});
   const bool root_sends_all = coll == Coll::kScatter || coll == Coll::kScatterv;
@@ -148,9 +163,11 @@ int main(int argc, char** argv) {
       std::string list = value();
       for (std::size_t pos = 0; pos <= list.size();) {
         std::size_t comma = list.find(',', pos);
-        std::string item = list.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+        std::string item =
+            list.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
         bool found = false;
-        for (Coll c : {Coll::kBcast, Coll::kScatter, Coll::kScatterv, Coll::kGather, Coll::kGatherv}) {
+        for (Coll c :
+             {Coll::kBcast, Coll::kScatter, Coll::kScatterv, Coll::kGather, Coll::kGatherv}) {
           if (item == name_of(c)) cfg.colls.push_back(c), found = true;
         }
         if (!found) {
@@ -188,28 +205,36 @@ int main(int argc, char** argv) {
     FILE* csv = nullptr;
     if (me == 0) {
       const Options& o = team.options();
-      std::printf("# shmcoll-bench: %d ranks; checks=%s; slots %d x %zu bytes; segment %zu bytes\n", size,
-                  o.checks == CheckLevel::kFull ? "full" : "basic", o.slots, o.slot_bytes, team.segment_bytes());
+      std::printf("# shmcoll-bench: %d ranks; checks=%s; slots %d x %zu bytes; segment %zu bytes\n",
+                  size, o.checks == CheckLevel::kFull ? "full" : "basic", o.slots, o.slot_bytes,
+                  team.segment_bytes());
       std::printf("# machine: %s\n", bench::describe_machine().c_str());
-      std::printf("# avg/min/max: mean over ranks of each rank's mean latency, and its extremes (OSU);\n"
-                  "# p50: median over iterations of the slowest rank's latency; MB/s: bytes that cross\n"
-                  "# processes ((ranks-1) x size) / p50; memcpy: one rank copying size bytes.\n");
+      std::printf(
+          "# avg/min/max: mean over ranks of each rank's mean latency, and its extremes (OSU);\n"
+          "# p50: median over iterations of the slowest rank's latency; MB/s: bytes that cross\n"
+          "# processes ((ranks-1) x size) / p50; memcpy: one rank copying size bytes.\n");
       if (!cfg.csv.empty()) {
         csv = std::fopen(cfg.csv.c_str(), "w");
-        if (csv) std::fprintf(csv, "collective,ranks,bytes,iterations,avg_us,min_us,max_us,p50_us,mbps,memcpy_us,valid\n");
+        if (csv)
+          std::fprintf(csv,
+                       "collective,ranks,bytes,iterations,avg_us,min_us,max_us,p50_us,mbps,memcpy_"
+                       "us,valid\n");
       }
     }
     std::uint64_t seq = 0;
     int total_bad = 0;
     for (Coll coll : cfg.colls) {
       if (me == 0) {
-        std::printf("\n# %s\n%12s %10s %10s %10s %10s %11s %11s %7s %6s\n", name_of(coll), "bytes", "avg(us)",
-                    "min(us)", "max(us)", "p50(us)", "MB/s", "memcpy(us)", "iters", "valid");
+        std::printf("\n# %s\n%12s %10s %10s %10s %10s %11s %11s %7s %6s\n", name_of(coll), "bytes",
+                    "avg(us)", "min(us)", "max(us)", "p50(us)", "MB/s", "memcpy(us)", "iters",
+                    "valid");
       }
       for (std::uint64_t bytes = cfg.min_bytes; bytes <= cfg.max_bytes; bytes *= 2) {
         b.counts.assign(usize, static_cast<Count>(bytes));
         b.displs.resize(usize);
-        for (int r = 0; r < size; ++r) b.displs[static_cast<std::size_t>(r)] = static_cast<Count>(bytes * static_cast<std::uint64_t>(r));
+        for (int r = 0; r < size; ++r)
+          b.displs[static_cast<std::size_t>(r)] =
+              static_cast<Count>(bytes * static_cast<std::uint64_t>(r));
         const int iters = iterations_for(cfg, bytes);
         const int warmup = iters / 10 + 2;
         std::vector<double> times(static_cast<std::size_t>(iters));
@@ -222,12 +247,14 @@ int main(int argc, char** argv) {
           const auto t0 = Clock::now();
           call(team, coll, b, bytes, root);
           const auto t1 = Clock::now();
-          if (it >= 0) times[static_cast<std::size_t>(it)] = std::chrono::duration<double, std::micro>(t1 - t0).count();
+          if (it >= 0)
+            times[static_cast<std::size_t>(it)] =
+                std::chrono::duration<double, std::micro>(t1 - t0).count();
         }
         // Results travel to rank 0 through the team itself, outside the timed region.
         std::vector<double> all(me == 0 ? times.size() * usize : 0);
-        team.gather(times.data(), static_cast<Count>(times.size()), kDouble, all.data(), static_cast<Count>(times.size()),
-                    kDouble, 0);
+        team.gather(times.data(), static_cast<Count>(times.size()), kDouble, all.data(),
+                    static_cast<Count>(times.size()), kDouble, 0);
         double copy_us = 0;
         if (me == 0) {
           std::vector<double> c(static_cast<std::size_t>(std::min(iters, 200)));
@@ -241,7 +268,8 @@ int main(int argc, char** argv) {
         }
         int bad = 0;
         if (cfg.validate) {
-          int mine = validate_once(team, coll, b, bytes, ++seq, static_cast<int>(seq % usize));
+          ++seq;
+          int mine = validate_once(team, coll, b, bytes, seq, static_cast<int>(seq % usize));
           std::vector<int> bads(usize);
           team.gather(&mine, 1, kInt32, bads.data(), 1, kInt32, 0);
           bad = std::accumulate(bads.begin(), bads.end(), 0);
@@ -256,25 +284,29 @@ int main(int argc, char** argv) {
               slowest[i] = std::max(slowest[i], t);
             }
           }
-          const double avg = std::accumulate(rank_mean.begin(), rank_mean.end(), 0.0) / static_cast<double>(usize);
+          const double avg =
+              std::accumulate(rank_mean.begin(), rank_mean.end(), 0.0) / static_cast<double>(usize);
           const double mn = *std::min_element(rank_mean.begin(), rank_mean.end());
           const double mx = *std::max_element(rank_mean.begin(), rank_mean.end());
           const double p50 = median(slowest);
           const double mbps = p50 > 0 ? static_cast<double>(bytes * (usize - 1)) / p50 : 0;
           const char* valid = cfg.validate ? (bad == 0 ? "ok" : "FAIL") : "-";
           std::printf("%12llu %10.2f %10.2f %10.2f %10.2f %11.1f %11.2f %7d %6s\n",
-                      static_cast<unsigned long long>(bytes), avg, mn, mx, p50, mbps, copy_us, iters, valid);
+                      static_cast<unsigned long long>(bytes), avg, mn, mx, p50, mbps, copy_us,
+                      iters, valid);
           std::fflush(stdout);
           if (csv) {
-            std::fprintf(csv, "%s,%d,%llu,%d,%.3f,%.3f,%.3f,%.3f,%.1f,%.3f,%s\n", name_of(coll), size,
-                         static_cast<unsigned long long>(bytes), iters, avg, mn, mx, p50, mbps, copy_us, valid);
+            std::fprintf(csv, "%s,%d,%llu,%d,%.3f,%.3f,%.3f,%.3f,%.1f,%.3f,%s\n", name_of(coll),
+                         size, static_cast<unsigned long long>(bytes), iters, avg, mn, mx, p50,
+                         mbps, copy_us, valid);
           }
         }
       }
     }
     if (csv) std::fclose(csv);
     if (total_bad > 0) {
-      if (me == 0) std::fprintf(stderr, "shmcoll-bench: validation found %d wrong bytes\n", total_bad);
+      if (me == 0)
+        std::fprintf(stderr, "shmcoll-bench: validation found %d wrong bytes\n", total_bad);
       return 1;
     }
   } catch (const Error& e) {

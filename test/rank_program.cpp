@@ -1,8 +1,8 @@
 // A small standalone shmcoll program for the launcher tests:
 //   rank_program ok            a bcast, a gather and a barrier; exit 0
-//   rank_program die RANK      RANK kills itself with SIGKILL after joining; the rest wait in a bcast
-//   rank_program exit RANK N   RANK exits with status N before joining
-//   rank_program sleep         every rank sleeps for a minute
+//   rank_program die RANK      RANK kills itself with SIGKILL after joining; the rest wait in a
+//   bcast rank_program exit RANK N   RANK exits with status N before joining rank_program sleep
+//   every rank sleeps for a minute
 #include <unistd.h>
 
 #include <csignal>

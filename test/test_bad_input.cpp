@@ -25,27 +25,33 @@ struct Case {
 
 void run_case(const Case& c) {
   std::string job;
-  const launch::JobOutcome outcome = run_ranks({.nranks = kRanks, .deadline_s = 60}, [&](RankContext& ctx) {
-    Team team(ctx.bootstrap, test_options());
-    try {
-      c.call(team, ctx);
-      ctx.fail("%s: the call returned without an error", c.name);
-    } catch (const Error& e) {
-      if (e.status() != c.status) {
-        ctx.fail("%s: status '%s', expected '%s' (%s)", c.name, status_name(e.status()), status_name(c.status), e.what());
-      }
-      for (const char* needle : c.needles) {
-        if (std::strstr(e.what(), needle) == nullptr) ctx.fail("%s: message \"%s\" lacks \"%s\"", c.name, e.what(), needle);
-      }
-      // The team is aborted: the next call reports the same error instead of running.
-      try {
-        team.barrier();
-        ctx.fail("%s: a call after the error succeeded", c.name);
-      } catch (const Error& again) {
-        if (again.status() != e.status()) ctx.fail("%s: the follow-up error has another status", c.name);
-      }
-    }
-  }, &job);
+  const launch::JobOutcome outcome = run_ranks(
+      {.nranks = kRanks, .deadline_s = 60},
+      [&](RankContext& ctx) {
+        Team team(ctx.bootstrap, test_options());
+        try {
+          c.call(team, ctx);
+          ctx.fail("%s: the call returned without an error", c.name);
+        } catch (const Error& e) {
+          if (e.status() != c.status) {
+            ctx.fail("%s: status '%s', expected '%s' (%s)", c.name, status_name(e.status()),
+                     status_name(c.status), e.what());
+          }
+          for (const char* needle : c.needles) {
+            if (std::strstr(e.what(), needle) == nullptr)
+              ctx.fail("%s: message \"%s\" lacks \"%s\"", c.name, e.what(), needle);
+          }
+          // The team is aborted: the next call reports the same error instead of running.
+          try {
+            team.barrier();
+            ctx.fail("%s: a call after the error succeeded", c.name);
+          } catch (const Error& again) {
+            if (again.status() != e.status())
+              ctx.fail("%s: the follow-up error has another status", c.name);
+          }
+        }
+      },
+      &job);
   INFO(std::string(c.name) << ": " << outcome.summary());
   CHECK(outcome.succeeded());
   CHECK(leftover_segments(job).empty());
@@ -127,7 +133,8 @@ TEST_CASE("bad input: type signature mismatches, receivers' buffers untouched") 
               auto send = ints(kRanks * kN);
               Untouched u(static_cast<std::size_t>(n) * 4);
               if (ctx.rank == 1) {
-                keeping(ctx, u, "scatter recv", [&] { t.scatter(send.data(), kN, kInt32, u.data(), n, kInt32, 0); });
+                keeping(ctx, u, "scatter recv",
+                        [&] { t.scatter(send.data(), kN, kInt32, u.data(), n, kInt32, 0); });
               } else {
                 t.scatter(send.data(), kN, kInt32, u.data(), n, kInt32, 0);
               }
@@ -161,8 +168,9 @@ TEST_CASE("bad input: type signature mismatches, receivers' buffers untouched") 
               const Count n = ctx.rank == 1 ? kN + 2 : kN;
               Untouched u(static_cast<std::size_t>(n) * 4);
               if (ctx.rank == 1) {
-                keeping(ctx, u, "scatterv recv",
-                        [&] { t.scatterv(send.data(), counts, displs, kInt32, u.data(), n, kInt32, 0); });
+                keeping(ctx, u, "scatterv recv", [&] {
+                  t.scatterv(send.data(), counts, displs, kInt32, u.data(), n, kInt32, 0);
+                });
               } else {
                 t.scatterv(send.data(), counts, displs, kInt32, u.data(), n, kInt32, 0);
               }
@@ -193,14 +201,17 @@ TEST_CASE("bad input: negative and overflowing counts and displacements") {
               auto v = ints(kN);
               t.bcast(v.data(), -3, kInt32, 0);
             }});
-  run_case({"negative sendcounts entry", {"sendcounts[2] = -1 is negative"}, [](Team& t, RankContext& ctx) {
+  run_case({"negative sendcounts entry",
+            {"sendcounts[2] = -1 is negative"},
+            [](Team& t, RankContext& ctx) {
               auto counts = uniform(kN);
               counts[2] = -1;
               auto displs = packed_displs(kN);
               auto send = ints(kRanks * kN);
               Untouched u(kN * 4);
-              keeping(ctx, u, "scatterv recv",
-                      [&] { t.scatterv(send.data(), counts, displs, kInt32, u.data(), kN, kInt32, 0); });
+              keeping(ctx, u, "scatterv recv", [&] {
+                t.scatterv(send.data(), counts, displs, kInt32, u.data(), kN, kInt32, 0);
+              });
             }});
   run_case({"negative displacement", {"displs[1] = -4 is negative"}, [](Team& t, RankContext&) {
               auto counts = uniform(kN);
@@ -222,7 +233,9 @@ TEST_CASE("bad input: negative and overflowing counts and displacements") {
               auto recv = ints(kN);
               t.scatterv(send.data(), counts, displs, kInt64, recv.data(), kN, kInt64, 0);
             }});
-  run_case({"too few counts", {"sendcounts has 3 entries, the team has 4 ranks"}, [](Team& t, RankContext&) {
+  run_case({"too few counts",
+            {"sendcounts has 3 entries, the team has 4 ranks"},
+            [](Team& t, RankContext&) {
               std::vector<Count> counts(3, kN), displs(3, 0);
               auto send = ints(kRanks * kN);
               auto recv = ints(kN);
@@ -244,8 +257,9 @@ TEST_CASE("bad input: overlapping scatterv reads and gatherv writes") {
               auto send = ints(kN);
               Untouched u(kRanks * kN * 4);
               if (ctx.rank == 0) {
-                keeping(ctx, u, "gatherv recv",
-                        [&] { t.gatherv(send.data(), kN, kInt32, u.data(), counts, displs, kInt32, 0); });
+                keeping(ctx, u, "gatherv recv", [&] {
+                  t.gatherv(send.data(), kN, kInt32, u.data(), counts, displs, kInt32, 0);
+                });
               } else {
                 t.gatherv(send.data(), kN, kInt32, nullptr, {}, {}, kInt32, 0);
               }
@@ -253,7 +267,9 @@ TEST_CASE("bad input: overlapping scatterv reads and gatherv writes") {
 }
 
 TEST_CASE("bad input: null buffers and in-place off the root") {
-  run_case({"null bcast buffer", {"rank 1", "buffer is null but must hold 32 bytes"}, [](Team& t, RankContext& ctx) {
+  run_case({"null bcast buffer",
+            {"rank 1", "buffer is null but must hold 32 bytes"},
+            [](Team& t, RankContext& ctx) {
               auto v = ints(kN);
               t.bcast(ctx.rank == 1 ? nullptr : v.data(), kN, kInt32, 0);
             }});
@@ -261,7 +277,9 @@ TEST_CASE("bad input: null buffers and in-place off the root") {
               auto v = ints(kN);
               t.gather(v.data(), kN, kInt32, nullptr, kN, kInt32, 0);
             }});
-  run_case({"in_place on a non-root", {"rank 2", "in_place is only allowed at the root"}, [](Team& t, RankContext& ctx) {
+  run_case({"in_place on a non-root",
+            {"rank 2", "in_place is only allowed at the root"},
+            [](Team& t, RankContext& ctx) {
               auto recv = ints(kRanks * kN);
               if (ctx.rank == 2) {
                 t.gather(in_place, recv.data(), kN, kInt32, 0);
@@ -292,16 +310,20 @@ TEST_CASE("bad input: ranks calling different collectives") {
 
 TEST_CASE("signatures are compared in bytes: different datatypes with equal bytes are fine") {
   std::string job;
-  const launch::JobOutcome outcome = run_ranks({.nranks = kRanks}, [](RankContext& ctx) {
-    Team team(ctx.bootstrap, test_options());
-    std::vector<std::int32_t> send(kRanks * 4);
-    for (std::size_t i = 0; i < send.size(); ++i) send[i] = static_cast<std::int32_t>(i);
-    std::vector<std::int64_t> recv(2);
-    team.scatter(send.data(), 4, kInt32, recv.data(), 2, kInt64, 0);
-    std::int32_t got[4];
-    std::memcpy(got, recv.data(), sizeof got);
-    for (int i = 0; i < 4; ++i) ctx.check(got[i] == ctx.rank * 4 + i, "scatter int32 -> int64 content");
-  }, &job);
+  const launch::JobOutcome outcome = run_ranks(
+      {.nranks = kRanks},
+      [](RankContext& ctx) {
+        Team team(ctx.bootstrap, test_options());
+        std::vector<std::int32_t> send(kRanks * 4);
+        for (std::size_t i = 0; i < send.size(); ++i) send[i] = static_cast<std::int32_t>(i);
+        std::vector<std::int64_t> recv(2);
+        team.scatter(send.data(), 4, kInt32, recv.data(), 2, kInt64, 0);
+        std::int32_t got[4];
+        std::memcpy(got, recv.data(), sizeof got);
+        for (int i = 0; i < 4; ++i)
+          ctx.check(got[i] == ctx.rank * 4 + i, "scatter int32 -> int64 content");
+      },
+      &job);
   INFO(outcome.summary());
   CHECK(outcome.succeeded());
 }

@@ -13,7 +13,8 @@ namespace shmcoll::test {
 namespace {
 
 constexpr int kTeamSizes[] = {1, 2, 3, 4, 7, 8, 11, 16};
-const std::vector<std::uint64_t> kBytes = {0, 1, 7, 40, 41, 65, 1023, 1024, 1025, 3 * 1024 + 100, 9 * 1024 + 5};
+const std::vector<std::uint64_t> kBytes = {
+    0, 1, 7, 40, 41, 65, 1023, 1024, 1025, 3 * 1024 + 100, 9 * 1024 + 5};
 // Units of the v-form layouts, in int32 elements: blocks of 0..3 units (+1 element).
 const std::vector<std::uint64_t> kUnits = {0, 1, 13, 300, 900};
 
@@ -21,27 +22,31 @@ using Check = void (*)(Team&, RankContext&, const CallSpec&);
 
 void run_matrix(Check check, bool has_in_place, bool v_form, int n) {
   std::string job;
-  const launch::JobOutcome outcome = run_ranks({.nranks = n}, [&](RankContext& ctx) {
-    Team team(ctx.bootstrap, test_options());
-    std::uint64_t seq = 0;
-    for (int root = 0; root < n; ++root) {
-      for (int in_place = 0; in_place <= (has_in_place ? 1 : 0); ++in_place) {
-        const std::vector<std::uint64_t>& counts = v_form ? kUnits : kBytes;
-        for (std::uint64_t c : counts) {
-          CallSpec s;
-          s.seq = ++seq;
-          s.root = root;
-          s.in_place = in_place == 1;
-          s.misalign = seq % 3;
-          // Bytes as int32 elements where they divide, else as bytes.
-          s.type = (v_form || c % 4 == 0) ? kInt32 : kByte;
-          s.count = v_form ? c : c / s.type.size;
-          check(team, ctx, s);
+  const launch::JobOutcome outcome = run_ranks(
+      {.nranks = n},
+      [&](RankContext& ctx) {
+        Team team(ctx.bootstrap, test_options());
+        std::uint64_t seq = 0;
+        for (int root = 0; root < n; ++root) {
+          for (int in_place = 0; in_place <= (has_in_place ? 1 : 0); ++in_place) {
+            const std::vector<std::uint64_t>& counts = v_form ? kUnits : kBytes;
+            for (std::uint64_t c : counts) {
+              CallSpec s;
+              s.seq = ++seq;
+              s.root = root;
+              s.in_place = in_place == 1;
+              s.misalign = seq % 3;
+              // Bytes as int32 elements where they divide, else as bytes.
+              s.type = (v_form || c % 4 == 0) ? kInt32 : kByte;
+              s.count = v_form ? c : c / s.type.size;
+              check(team, ctx, s);
+            }
+          }
         }
-      }
-    }
-    if (getenv("SHMCOLL_TEST_TRACE")) fprintf(stderr, "rank %d of %d ran %llu calls\n", ctx.rank, n, (unsigned long long)seq);
-  }, &job);
+        if (getenv("SHMCOLL_TEST_TRACE"))
+          fprintf(stderr, "rank %d of %d ran %llu calls\n", ctx.rank, n, (unsigned long long)seq);
+      },
+      &job);
   INFO("team size " << n << ": " << outcome.summary());
   CHECK(outcome.succeeded());
   CHECK(leftover_segments(job).empty());

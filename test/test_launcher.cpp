@@ -14,10 +14,10 @@ struct Run {
   std::string output;
 };
 
-Run run(const std::string& args) {
-  const std::string cmd = std::string(SHMCOLL_RUN_PATH) + " " + args + " 2>&1";
+// Runs a shell command; returns its exit status (-1 if a signal ended it) and its output.
+Run run_command(const std::string& cmd) {
   Run r;
-  FILE* p = popen(cmd.c_str(), "r");
+  FILE* p = popen((cmd + " 2>&1").c_str(), "r");
   REQUIRE(p != nullptr);
   std::array<char, 4096> buf{};
   while (std::fgets(buf.data(), buf.size(), p) != nullptr) r.output += buf.data();
@@ -26,14 +26,9 @@ Run run(const std::string& args) {
   return r;
 }
 
-std::string shm_entries() {
-  Run r;
-  FILE* p = popen("ls /dev/shm | grep '^shmcoll-' || true", "r");
-  std::array<char, 256> buf{};
-  while (std::fgets(buf.data(), buf.size(), p) != nullptr) r.output += buf.data();
-  pclose(p);
-  return r.output;
-}
+Run run(const std::string& args) { return run_command(std::string(SHMCOLL_RUN_PATH) + " " + args); }
+
+std::string shm_entries() { return run_command("ls /dev/shm | grep '^shmcoll-' || true").output; }
 
 const std::string kProgram = RANK_PROGRAM_PATH;
 
@@ -72,10 +67,20 @@ TEST_CASE("shmcoll-run: --timeout kills a job that runs too long") {
   CHECK(r.output.find("--timeout") != std::string::npos);
 }
 
+TEST_CASE("shmcoll-run: Ctrl-C stops the whole job") {
+  const Run r = run_command("timeout --preserve-status -s INT 1 " + std::string(SHMCOLL_RUN_PATH) +
+                            " -n 3 -- " + kProgram + " sleep");
+  INFO(r.output);
+  CHECK(r.status == 130);
+  CHECK(r.output.find("interrupted") != std::string::npos);
+  CHECK(shm_entries().empty());
+}
+
 TEST_CASE("shmcoll-run: --help and bad usage") {
   const Run help = run("--help");
   CHECK(help.status == 0);
-  for (const char* word : {"--bind", "--timeout", "SHMCOLL_RANK", "Exit status"}) CHECK(help.output.find(word) != std::string::npos);
+  for (const char* word : {"--bind", "--timeout", "SHMCOLL_RANK", "Exit status"})
+    CHECK(help.output.find(word) != std::string::npos);
   CHECK(run("-n 0 -- true").status == 2);
   CHECK(run("--bind socket -n 2 -- true").status == 2);
   CHECK(run("-n 2").status == 2);

@@ -15,12 +15,14 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+double seconds_since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
 
 // Ranks other than `victim` expect `call` to fail with `status` within `bound_s` seconds and a
 // message containing `needle`.
-void expect_failure_elsewhere(RankContext& ctx, int victim, Status status, const char* needle, double bound_s,
-                              const std::function<void()>& call) {
+void expect_failure_elsewhere(RankContext& ctx, int victim, Status status, const char* needle,
+                              double bound_s, const std::function<void()>& call) {
   if (ctx.rank == victim) return;
   const auto start = Clock::now();
   try {
@@ -28,8 +30,11 @@ void expect_failure_elsewhere(RankContext& ctx, int victim, Status status, const
     ctx.fail("the call returned although rank %d is gone", victim);
   } catch (const Error& e) {
     const double took = seconds_since(start);
-    if (e.status() != status) ctx.fail("status '%s', expected '%s': %s", status_name(e.status()), status_name(status), e.what());
-    if (std::strstr(e.what(), needle) == nullptr) ctx.fail("message \"%s\" lacks \"%s\"", e.what(), needle);
+    if (e.status() != status)
+      ctx.fail("status '%s', expected '%s': %s", status_name(e.status()), status_name(status),
+               e.what());
+    if (std::strstr(e.what(), needle) == nullptr)
+      ctx.fail("message \"%s\" lacks \"%s\"", e.what(), needle);
     if (took > bound_s) ctx.fail("the error took %.2f s, more than %.2f s", took, bound_s);
   }
 }
@@ -48,27 +53,31 @@ void check_job(const launch::JobOutcome& outcome, const std::string& job, int vi
 TEST_CASE("a rank that exits before joining fails team formation on the others quickly") {
   std::string job;
   const int victim = 2;
-  auto outcome = run_ranks({.nranks = 4, .deadline_s = 30, .stop_on_failure = false}, [&](RankContext& ctx) {
-    if (ctx.rank == victim) _exit(3);
-    expect_failure_elsewhere(ctx, victim, Status::kBootstrapError, "rank 2", 2.0,
-                             [&] { Team team(ctx.bootstrap, test_options()); });
-  }, &job);
+  auto outcome = run_ranks(
+      {.nranks = 4, .deadline_s = 30, .stop_on_failure = false},
+      [&](RankContext& ctx) {
+        if (ctx.rank == victim) _exit(3);
+        expect_failure_elsewhere(ctx, victim, Status::kBootstrapError, "rank 2", 2.0,
+                                 [&] { Team team(ctx.bootstrap, test_options()); });
+      },
+      &job);
   check_job(outcome, job, victim);
 }
 
 TEST_CASE("a rank that never joins turns into a timeout on the others") {
   std::string job;
   const int victim = 1;
-  auto outcome = run_ranks({.nranks = 3, .deadline_s = 30, .stop_on_failure = false, .bootstrap_timeout_s = 1.0},
-                           [&](RankContext& ctx) {
-                             if (ctx.rank == victim) {
-                               std::this_thread::sleep_for(std::chrono::seconds(3));
-                               return;
-                             }
-                             expect_failure_elsewhere(ctx, victim, Status::kTimeout, "has not joined", 2.5,
-                                                      [&] { Team team(ctx.bootstrap, test_options()); });
-                           },
-                           &job);
+  auto outcome = run_ranks(
+      {.nranks = 3, .deadline_s = 30, .stop_on_failure = false, .bootstrap_timeout_s = 1.0},
+      [&](RankContext& ctx) {
+        if (ctx.rank == victim) {
+          std::this_thread::sleep_for(std::chrono::seconds(3));
+          return;
+        }
+        expect_failure_elsewhere(ctx, victim, Status::kTimeout, "has not joined", 2.5,
+                                 [&] { Team team(ctx.bootstrap, test_options()); });
+      },
+      &job);
   check_job(outcome, job, victim);
 }
 
@@ -76,16 +85,21 @@ TEST_CASE("a rank killed between collectives is reported as failed, as reader an
   for (int victim : {0, 2}) {  // the root of the next bcast, then a reader of it
     CAPTURE(victim);
     std::string job;
-    auto outcome = run_ranks({.nranks = 4, .deadline_s = 30, .stop_on_failure = false}, [&](RankContext& ctx) {
-      Team team(ctx.bootstrap, test_options());
-      std::vector<char> buf(64 * 1024, 1);  // many chunks: the root blocks on the victim's acks
-      team.bcast(buf.data(), static_cast<Count>(buf.size()), kByte, 0);
-      if (ctx.rank == victim) raise(SIGKILL);
-      expect_failure_elsewhere(ctx, victim, Status::kPeerFailed, ("rank " + std::to_string(victim)).c_str(), 2.0, [&] {
-        team.bcast(buf.data(), static_cast<Count>(buf.size()), kByte, 0);
-        team.barrier();  // ranks that finished the bcast still meet the victim here
-      });
-    }, &job);
+    auto outcome = run_ranks(
+        {.nranks = 4, .deadline_s = 30, .stop_on_failure = false},
+        [&](RankContext& ctx) {
+          Team team(ctx.bootstrap, test_options());
+          std::vector<char> buf(64 * 1024, 1);  // many chunks: the root blocks on the victim's acks
+          team.bcast(buf.data(), static_cast<Count>(buf.size()), kByte, 0);
+          if (ctx.rank == victim) raise(SIGKILL);
+          expect_failure_elsewhere(
+              ctx, victim, Status::kPeerFailed, ("rank " + std::to_string(victim)).c_str(), 2.0,
+              [&] {
+                team.bcast(buf.data(), static_cast<Count>(buf.size()), kByte, 0);
+                team.barrier();  // ranks that finished the bcast still meet the victim here
+              });
+        },
+        &job);
     check_job(outcome, job, victim);
   }
 }

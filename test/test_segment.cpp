@@ -34,14 +34,17 @@ TEST_CASE("a segment is created exclusively with mode 0600 and validated on atta
 
   Segment attached = Segment::attach(name, g);
   CHECK(attached.size() == g.total_bytes());
-  CHECK(message_of([&] { Segment::attach(name, Geometry{4, 2, 4096}); }).find("team size is 3, expected 4") !=
-        std::string::npos);
-  CHECK(message_of([&] { Segment::attach(name, Geometry{3, 2, 8192}); }).find("slot bytes is 4096, expected 8192") !=
-        std::string::npos);
+  CHECK(message_of([&] {
+          Segment::attach(name, Geometry{4, 2, 4096});
+        }).find("team size is 3, expected 4") != std::string::npos);
+  CHECK(message_of([&] {
+          Segment::attach(name, Geometry{3, 2, 8192});
+        }).find("slot bytes is 4096, expected 8192") != std::string::npos);
 
   // A corrupted header is refused, not read.
   created.header().version = 99;
-  CHECK(message_of([&] { Segment::attach(name, g); }).find("version is 99, expected 1") != std::string::npos);
+  CHECK(message_of([&] { Segment::attach(name, g); }).find("version is 99, expected 1") !=
+        std::string::npos);
   created.header().version = kVersion;
   created.header().magic = 0;
   CHECK(message_of([&] { Segment::attach(name, g); }).find("magic") != std::string::npos);

@@ -13,24 +13,29 @@ namespace shmcoll::test {
 TEST_CASE("mixed collectives back to back with changing roots, sizes and in-place") {
   for (int n : {2, 7, 16}) {
     std::string job;
-    auto outcome = run_ranks({.nranks = n}, [&](RankContext& ctx) {
-      Team team(ctx.bootstrap, test_options(1024, 2));  // two slots: reuse as early as possible
-      std::mt19937_64 rng(12345);  // same sequence on every rank
-      using Check = void (*)(Team&, RankContext&, const CallSpec&);
-      const Check checks[] = {check_bcast, check_scatter, check_gather, check_scatterv, check_gatherv};
-      const std::uint64_t sizes[] = {0, 1, 8, 40, 41, 100, 1024, 1500, 5000};
-      for (std::uint64_t seq = 1; seq <= 400; ++seq) {
-        const int which = static_cast<int>(rng() % 5);
-        CallSpec s;
-        s.seq = seq;
-        s.root = static_cast<int>(rng() % static_cast<std::uint64_t>(n));
-        s.in_place = which != 0 && rng() % 2 == 0;
-        s.misalign = rng() % 8;
-        s.type = rng() % 2 ? kInt32 : kByte;
-        s.count = sizes[rng() % std::size(sizes)] / (which >= 3 ? 4 * s.type.size : s.type.size);
-        checks[which](team, ctx, s);
-      }
-    }, &job);
+    auto outcome = run_ranks(
+        {.nranks = n},
+        [&](RankContext& ctx) {
+          Team team(ctx.bootstrap, test_options(1024, 2));  // two slots: reuse as early as possible
+          std::mt19937_64 rng(12345);                       // same sequence on every rank
+          using Check = void (*)(Team&, RankContext&, const CallSpec&);
+          const Check checks[] = {check_bcast, check_scatter, check_gather, check_scatterv,
+                                  check_gatherv};
+          const std::uint64_t sizes[] = {0, 1, 8, 40, 41, 100, 1024, 1500, 5000};
+          for (std::uint64_t seq = 1; seq <= 400; ++seq) {
+            const int which = static_cast<int>(rng() % 5);
+            CallSpec s;
+            s.seq = seq;
+            s.root = static_cast<int>(rng() % static_cast<std::uint64_t>(n));
+            s.in_place = which != 0 && rng() % 2 == 0;
+            s.misalign = rng() % 8;
+            s.type = rng() % 2 ? kInt32 : kByte;
+            s.count =
+                sizes[rng() % std::size(sizes)] / (which >= 3 ? 4 * s.type.size : s.type.size);
+            checks[which](team, ctx, s);
+          }
+        },
+        &job);
     INFO("team size " << n << ": " << outcome.summary());
     CHECK(outcome.succeeded());
     CHECK(leftover_segments(job).empty());
@@ -40,17 +45,23 @@ TEST_CASE("mixed collectives back to back with changing roots, sizes and in-plac
 TEST_CASE("teams are formed one after another, and a team of one works") {
   for (int n : {1, 3}) {
     std::string job;
-    auto outcome = run_ranks({.nranks = n}, [&](RankContext& ctx) {
-      for (int round = 0; round < 5; ++round) {
-        Team team(ctx.bootstrap, test_options(4096, 1 + round));
-        ctx.check(team.rank() == ctx.rank && team.size() == n, "team rank and size");
-        for (int root = 0; root < n; ++root) {
-          check_bcast(team, ctx, {.seq = static_cast<std::uint64_t>(round), .root = root, .count = 5000});
-          check_gatherv(team, ctx, {.seq = 7, .root = root, .count = 300, .type = kInt32, .in_place = true});
-        }
-        team.barrier();
-      }
-    }, &job);
+    auto outcome = run_ranks(
+        {.nranks = n},
+        [&](RankContext& ctx) {
+          for (int round = 0; round < 5; ++round) {
+            Team team(ctx.bootstrap, test_options(4096, 1 + round));
+            ctx.check(team.rank() == ctx.rank && team.size() == n, "team rank and size");
+            for (int root = 0; root < n; ++root) {
+              check_bcast(team, ctx,
+                          {.seq = static_cast<std::uint64_t>(round), .root = root, .count = 5000});
+              check_gatherv(
+                  team, ctx,
+                  {.seq = 7, .root = root, .count = 300, .type = kInt32, .in_place = true});
+            }
+            team.barrier();
+          }
+        },
+        &job);
     INFO(outcome.summary());
     CHECK(outcome.succeeded());
     CHECK(leftover_segments(job).empty());
@@ -59,32 +70,38 @@ TEST_CASE("teams are formed one after another, and a team of one works") {
 
 TEST_CASE("messages of 256 MiB per rank move through the slots in chunks") {
   std::string job;
-  auto outcome = run_ranks({.nranks = 2, .deadline_s = 300}, [&](RankContext& ctx) {
-    Options o = test_options(64 * 1024, 4);
-    o.timeout_s = 120;
-    Team team(ctx.bootstrap, o);
-    const std::uint64_t bytes = (256ull << 20) + 3;
-    std::vector<std::byte> buf(bytes);
-    auto value = [](std::uint64_t i, int r) { return std::byte(static_cast<unsigned char>((i * 2654435761u >> 7) + r)); };
-    if (ctx.rank == 1) {
-      for (std::uint64_t i = 0; i < bytes; ++i) buf[i] = value(i, 1);
-    }
-    team.bcast(buf.data(), static_cast<Count>(bytes), kByte, 1);
-    std::uint64_t bad = 0;
-    for (std::uint64_t i = 0; i < bytes; ++i) bad += buf[i] != value(i, 1);
-    ctx.check(bad == 0, "256 MiB bcast content");
-    // Gather the same amount from each rank.
-    for (std::uint64_t i = 0; i < bytes; ++i) buf[i] = value(i, ctx.rank);
-    std::vector<std::byte> all(ctx.rank == 0 ? 2 * bytes : 0);
-    team.gather(buf.data(), static_cast<Count>(bytes), kByte, all.data(), static_cast<Count>(bytes), kByte, 0);
-    if (ctx.rank == 0) {
-      bad = 0;
-      for (int r = 0; r < 2; ++r) {
-        for (std::uint64_t i = 0; i < bytes; ++i) bad += all[r * bytes + i] != value(i, r);
-      }
-      ctx.check(bad == 0, "256 MiB gather content");
-    }
-  }, &job);
+  auto outcome = run_ranks(
+      {.nranks = 2, .deadline_s = 300},
+      [&](RankContext& ctx) {
+        Options o = test_options(64 * 1024, 4);
+        o.timeout_s = 120;
+        Team team(ctx.bootstrap, o);
+        const std::uint64_t bytes = (256ull << 20) + 3;
+        std::vector<std::byte> buf(bytes);
+        auto value = [](std::uint64_t i, int r) {
+          return std::byte(static_cast<unsigned char>((i * 2654435761u >> 7) + r));
+        };
+        if (ctx.rank == 1) {
+          for (std::uint64_t i = 0; i < bytes; ++i) buf[i] = value(i, 1);
+        }
+        team.bcast(buf.data(), static_cast<Count>(bytes), kByte, 1);
+        std::uint64_t bad = 0;
+        for (std::uint64_t i = 0; i < bytes; ++i) bad += buf[i] != value(i, 1);
+        ctx.check(bad == 0, "256 MiB bcast content");
+        // Gather the same amount from each rank.
+        for (std::uint64_t i = 0; i < bytes; ++i) buf[i] = value(i, ctx.rank);
+        std::vector<std::byte> all(ctx.rank == 0 ? 2 * bytes : 0);
+        team.gather(buf.data(), static_cast<Count>(bytes), kByte, all.data(),
+                    static_cast<Count>(bytes), kByte, 0);
+        if (ctx.rank == 0) {
+          bad = 0;
+          for (int r = 0; r < 2; ++r) {
+            for (std::uint64_t i = 0; i < bytes; ++i) bad += all[r * bytes + i] != value(i, r);
+          }
+          ctx.check(bad == 0, "256 MiB gather content");
+        }
+      },
+      &job);
   INFO(outcome.summary());
   CHECK(outcome.succeeded());
   CHECK(leftover_segments(job).empty());

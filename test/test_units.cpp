@@ -33,7 +33,8 @@ TEST_CASE("stream shape: chunk geometry does not depend on the inline decision")
       CHECK(s.chunk_begin(c) == covered);
       CHECK(s.chunk_end(c) > s.chunk_begin(c));
       covered = s.chunk_end(c);
-      for (std::uint64_t off = s.chunk_begin(c); off < s.chunk_end(c); off += 97) CHECK(s.chunk_of(off) == c);
+      for (std::uint64_t off = s.chunk_begin(c); off < s.chunk_end(c); off += 97)
+        CHECK(s.chunk_of(off) == c);
     }
     CHECK(covered == bytes);
   }
@@ -55,17 +56,21 @@ TEST_CASE("scatter stream: every byte of every block is filled once and read by 
             bytes[static_cast<std::size_t>(r)] = (static_cast<std::uint64_t>(r) % 3) * unit;
             data[static_cast<std::size_t>(r)].resize(bytes[static_cast<std::size_t>(r)]);
             for (std::size_t i = 0; i < data[static_cast<std::size_t>(r)].size(); ++i) {
-              data[static_cast<std::size_t>(r)][i] = std::byte(static_cast<unsigned char>(r * 37 + i));
+              data[static_cast<std::size_t>(r)][i] =
+                  std::byte(static_cast<unsigned char>(r * 37 + i));
             }
             src[static_cast<std::size_t>(r)] = data[static_cast<std::size_t>(r)].data();
           }
           ScatterRootStream plan;
-          plan.plan(root, n, table, [&](int r) { return std::pair(src[static_cast<std::size_t>(r)], bytes[static_cast<std::size_t>(r)]); });
+          plan.plan(root, n, table, [&](int r) {
+            return std::pair(src[static_cast<std::size_t>(r)], bytes[static_cast<std::size_t>(r)]);
+          });
           const StreamShape shape{plan.bytes(), 1024};
           std::vector<std::byte> stream(plan.bytes());
           std::vector<std::set<int>> readers(shape.chunks());
           for (std::uint64_t c = 0; c < shape.chunks(); ++c) {
-            plan.fill(stream.data() + shape.chunk_begin(c), shape.chunk_begin(c), shape.chunk_end(c) - shape.chunk_begin(c));
+            plan.fill(stream.data() + shape.chunk_begin(c), shape.chunk_begin(c),
+                      shape.chunk_end(c) - shape.chunk_begin(c));
             std::vector<int> out;
             plan.readers(shape, c, out);
             readers[c].insert(out.begin(), out.end());
@@ -86,9 +91,11 @@ TEST_CASE("scatter stream: every byte of every block is filled once and read by 
               CHECK(e.bytes == b);
               CHECK(readers[shape.chunk_of(16ull * static_cast<std::uint64_t>(r))].count(r) == 1);
             }
-            CHECK(std::equal(stream.begin() + static_cast<long>(at), stream.begin() + static_cast<long>(at + b),
+            CHECK(std::equal(stream.begin() + static_cast<long>(at),
+                             stream.begin() + static_cast<long>(at + b),
                              data[static_cast<std::size_t>(r)].begin()));
-            for (std::uint64_t off = at; off < at + b; off += 1024) CHECK(readers[shape.chunk_of(off)].count(r) == 1);
+            for (std::uint64_t off = at; off < at + b; off += 1024)
+              CHECK(readers[shape.chunk_of(off)].count(r) == 1);
             if (b > 0) CHECK(readers[shape.chunk_of(at + b - 1)].count(r) == 1);
           }
           CHECK(end == plan.bytes());
@@ -108,28 +115,34 @@ TEST_CASE("validation: messages name the collective, the rank, the argument and 
     }
     return "";
   };
-  CHECK(message([&] { validate::root({Kind::kBcast, 1, 4, 9, 1024}); }) ==
-        "bcast on rank 1 (root 9): root = 9 is outside the team [0, 4)");
+  CHECK(message([&] {
+          validate::root({Kind::kBcast, 1, 4, 9, 1024});
+        }) == "bcast on rank 1 (root 9): root = 9 is outside the team [0, 4)");
   CHECK(message([&] { validate::bytes(ctx, "recvcount", -2, kInt32); }) ==
         "scatterv on rank 2 (root 0): recvcount = -2 is negative");
   CHECK(message([&] { validate::buffer(ctx, "recvbuf", nullptr, 8); }) ==
         "scatterv on rank 2 (root 0): recvbuf is null but must hold 8 bytes");
   CHECK(message([&] { validate::buffer(ctx, "recvbuf", nullptr, 0); }).empty());
-  CHECK(message([&] { validate::bytes(ctx, "count", Count{1} << 62, kInt64); }).find("overflows") != std::string::npos);
+  CHECK(message([&] { validate::bytes(ctx, "count", Count{1} << 62, kInt64); }).find("overflows") !=
+        std::string::npos);
 
   const std::vector<Count> counts{2, 2, 2, 2};
   const std::vector<Count> displs{0, 2, 3, 8};
   const auto blocks = validate::blocks(ctx, "sendcounts", counts, "displs", displs, kInt32);
   CHECK(blocks[3].offset == 32);
-  CHECK(message([&] { validate::no_overlap(ctx, blocks, "sendcounts", "displs", "read"); })
-            .find("blocks of ranks 1 and 2 overlap") != std::string::npos);
+  CHECK(message([&] {
+          validate::no_overlap(ctx, blocks, "sendcounts", "displs", "read");
+        }).find("blocks of ranks 1 and 2 overlap") != std::string::npos);
   const std::vector<Count> zero_overlap{0, 2, 0, 2};
   const std::vector<Count> same_place{4, 4, 4, 0};
   CHECK(message([&] {
-          validate::no_overlap(ctx, validate::blocks(ctx, "c", zero_overlap, "d", same_place, kInt32), "c", "d", "read");
+          validate::no_overlap(ctx,
+                               validate::blocks(ctx, "c", zero_overlap, "d", same_place, kInt32),
+                               "c", "d", "read");
         }).empty());  // zero-count blocks never overlap anything
-  CHECK(message([&] { validate::blocks(ctx, "sendcounts", std::vector<Count>{1, 1}, "displs", displs, kInt32); })
-            .find("sendcounts has 2 entries, the team has 4 ranks") != std::string::npos);
+  CHECK(message([&] {
+          validate::blocks(ctx, "sendcounts", std::vector<Count>{1, 1}, "displs", displs, kInt32);
+        }).find("sendcounts has 2 entries, the team has 4 ranks") != std::string::npos);
 }
 
 TEST_CASE("parameters are read from the environment once and checked") {
@@ -142,10 +155,12 @@ TEST_CASE("parameters are read from the environment once and checked") {
   CHECK_THROWS_AS(Options::from_env(), InvalidArgument);
   setenv("SHMCOLL_SLOTS", "3", 1);
   setenv("SHMCOLL_CHECKS", "sometimes", 1);
-  CHECK_THROWS_WITH_AS(Options::from_env(), "SHMCOLL_CHECKS='sometimes' must be 'full' or 'basic'", InvalidArgument);
+  CHECK_THROWS_WITH_AS(Options::from_env(), "SHMCOLL_CHECKS='sometimes' must be 'full' or 'basic'",
+                       InvalidArgument);
   for (const char* v : {"SHMCOLL_SLOT_BYTES", "SHMCOLL_CHECKS", "SHMCOLL_SLOTS"}) unsetenv(v);
   bool found = false;
-  for (const ParameterInfo& p : parameters(Options::from_env())) found = found || p.name == "SHMCOLL_TIMEOUT";
+  for (const ParameterInfo& p : parameters(Options::from_env()))
+    found = found || p.name == "SHMCOLL_TIMEOUT";
   CHECK(found);
 }
 

@@ -12,9 +12,10 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "-h" || a == "--help") {
-      std::puts("usage: shmcoll-info [--segment-size RANKS]\n\n"
-                "Prints every SHMCOLL_* parameter with its default and its value in this environment.\n"
-                "--segment-size RANKS also prints the bytes of shared memory a team of RANKS maps.");
+      std::puts(
+          "usage: shmcoll-info [--segment-size RANKS]\n\n"
+          "Prints every SHMCOLL_* parameter with its default and its value in this environment.\n"
+          "--segment-size RANKS also prints the bytes of shared memory a team of RANKS maps.");
       return 0;
     }
     if (a == "--segment-size" && i + 1 < argc) {
@@ -28,7 +29,8 @@ int main(int argc, char** argv) {
     const shmcoll::Options options = shmcoll::Options::from_env();
     std::printf("%-22s %-10s %-10s %s\n", "parameter", "default", "value", "meaning");
     for (const shmcoll::ParameterInfo& p : shmcoll::parameters(options)) {
-      std::printf("%-22s %-10s %-10s %s\n", p.name.c_str(), p.default_value.c_str(), p.value.c_str(), p.doc.c_str());
+      std::printf("%-22s %-10s %-10s %s\n", p.name.c_str(), p.default_value.c_str(),
+                  p.value.c_str(), p.doc.c_str());
     }
     if (ranks > 0) {
       shmcoll::segment::Geometry g;
@@ -36,7 +38,8 @@ int main(int argc, char** argv) {
       g.slots = static_cast<std::uint32_t>(options.slots);
       g.slot_bytes = (options.slot_bytes + 63) / 64 * 64;
       std::printf("\nsegment for %d ranks: %llu bytes (%llu fixed + %llu per rank)\n", ranks,
-                  static_cast<unsigned long long>(g.total_bytes()), static_cast<unsigned long long>(g.ranks_offset()),
+                  static_cast<unsigned long long>(g.total_bytes()),
+                  static_cast<unsigned long long>(g.ranks_offset()),
                   static_cast<unsigned long long>(g.rank_stride()));
     }
   } catch (const shmcoll::Error& e) {

@@ -4,6 +4,7 @@
 // and its bootstrap socket through the environment, and serves the bootstrap exchange. Output
 // of the ranks goes straight to this process's stdout/stderr. When one rank fails (non-zero
 // exit or a signal) the others are stopped; Ctrl-C stops the whole job; --timeout bounds it.
+#include <dirent.h>
 #include <hwloc.h>
 #include <unistd.h>
 
@@ -12,7 +13,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <dirent.h>
 #include <string>
 #include <vector>
 
@@ -89,16 +89,19 @@ int main(int argc, char** argv) {
       const std::string v = value();
       char* end = nullptr;
       long n = std::strtol(v.c_str(), &end, 10);
-      if (*end != '\0' || n < 1 || n > 4096) bad_usage("-n needs a rank count between 1 and 4096, got '" + v + "'");
+      if (*end != '\0' || n < 1 || n > 4096)
+        bad_usage("-n needs a rank count between 1 and 4096, got '" + v + "'");
       nranks = static_cast<int>(n);
     } else if (a == "--bind") {
       bind = value();
-      if (bind != "core" && bind != "none") bad_usage("--bind takes 'core' or 'none', got '" + bind + "'");
+      if (bind != "core" && bind != "none")
+        bad_usage("--bind takes 'core' or 'none', got '" + bind + "'");
     } else if (a == "--timeout") {
       const std::string v = value();
       char* end = nullptr;
       timeout_s = std::strtod(v.c_str(), &end);
-      if (*end != '\0' || !(timeout_s > 0)) bad_usage("--timeout needs a positive number of seconds, got '" + v + "'");
+      if (*end != '\0' || !(timeout_s > 0))
+        bad_usage("--timeout needs a positive number of seconds, got '" + v + "'");
     } else if (a == "--") {
       ++i;
       break;
@@ -120,7 +123,8 @@ int main(int argc, char** argv) {
     cores = hwloc_get_nbobjs_by_type(topology, HWLOC_OBJ_CORE);
     if (cores <= 0) bad_usage("--bind core: hwloc found no cores");
     if (nranks > cores) {
-      std::fprintf(stderr, "shmcoll-run: note: %d ranks on %d cores; ranks share cores\n", nranks, cores);
+      std::fprintf(stderr, "shmcoll-run: note: %d ranks on %d cores; ranks share cores\n", nranks,
+                   cores);
     }
   }
 
@@ -140,10 +144,11 @@ int main(int argc, char** argv) {
         signal(SIGINT, SIG_DFL);
         signal(SIGTERM, SIG_DFL);
         if (topology != nullptr) {
-          hwloc_obj_t core = hwloc_get_obj_by_type(topology, HWLOC_OBJ_CORE, static_cast<unsigned>(rank % cores));
+          hwloc_obj_t core =
+              hwloc_get_obj_by_type(topology, HWLOC_OBJ_CORE, static_cast<unsigned>(rank % cores));
           if (hwloc_set_cpubind(topology, core->cpuset, HWLOC_CPUBIND_PROCESS) != 0) {
-            std::fprintf(stderr, "shmcoll-run: rank %d: binding to core %d failed: %s\n", rank, rank % cores,
-                         std::strerror(errno));
+            std::fprintf(stderr, "shmcoll-run: rank %d: binding to core %d failed: %s\n", rank,
+                         rank % cores, std::strerror(errno));
           }
         }
         setenv("SHMCOLL_RANK", std::to_string(rank).c_str(), 1);
@@ -151,18 +156,21 @@ int main(int argc, char** argv) {
         setenv("SHMCOLL_JOB", job_id.c_str(), 1);
         setenv("SHMCOLL_BOOTSTRAP_FD", std::to_string(fd).c_str(), 1);
         execvp(program[0], program);
-        std::fprintf(stderr, "shmcoll-run: rank %d: cannot run %s: %s\n", rank, program[0], std::strerror(errno));
+        std::fprintf(stderr, "shmcoll-run: rank %d: cannot run %s: %s\n", rank, program[0],
+                     std::strerror(errno));
         return 127;
       },
       &g_interrupted);
   if (topology != nullptr) hwloc_topology_destroy(topology);
 
   if (int removed = sweep_segments(job_id); removed > 0) {
-    std::fprintf(stderr, "shmcoll-run: removed %d shared segment name(s) left by killed ranks\n", removed);
+    std::fprintf(stderr, "shmcoll-run: removed %d shared segment name(s) left by killed ranks\n",
+                 removed);
   }
   if (outcome.succeeded()) return 0;
   if (outcome.timed_out) {
-    std::fprintf(stderr, "shmcoll-run: the job exceeded --timeout %g s and was killed\n", timeout_s);
+    std::fprintf(stderr, "shmcoll-run: the job exceeded --timeout %g s and was killed\n",
+                 timeout_s);
     return 124;
   }
   if (outcome.interrupted) {
@@ -171,7 +179,7 @@ int main(int argc, char** argv) {
   }
   const int r = outcome.first_failed_rank >= 0 ? outcome.first_failed_rank : 0;
   const shmcoll::launch::RankOutcome& failed = outcome.ranks[static_cast<std::size_t>(r)];
-  std::fprintf(stderr, "shmcoll-run: rank %d (pid %d) %s; the job was stopped\n", r, static_cast<int>(failed.pid),
-               failed.describe().c_str());
+  std::fprintf(stderr, "shmcoll-run: rank %d (pid %d) %s; the job was stopped\n", r,
+               static_cast<int>(failed.pid), failed.describe().c_str());
   return failed.signal != 0 ? 128 + failed.signal : (failed.exit_code != 0 ? failed.exit_code : 1);
 }

@@ -31,13 +31,20 @@ inline constexpr Datatype kDouble{8, "double"};
 template <class T>
 constexpr Datatype Datatype::of() {
   static_assert(std::is_trivially_copyable_v<T>, "collectives copy elements byte-wise");
-  if constexpr (std::is_same_v<T, double>) return kDouble;
-  else if constexpr (std::is_same_v<T, float>) return kFloat;
-  else if constexpr (std::is_integral_v<T> && sizeof(T) == 8) return kInt64;
-  else if constexpr (std::is_integral_v<T> && sizeof(T) == 4) return kInt32;
-  else if constexpr (std::is_integral_v<T> && sizeof(T) == 2) return kInt16;
-  else if constexpr (sizeof(T) == 1) return kByte;
-  else return Datatype{sizeof(T), "user type"};
+  if constexpr (std::is_same_v<T, double>)
+    return kDouble;
+  else if constexpr (std::is_same_v<T, float>)
+    return kFloat;
+  else if constexpr (std::is_integral_v<T> && sizeof(T) == 8)
+    return kInt64;
+  else if constexpr (std::is_integral_v<T> && sizeof(T) == 4)
+    return kInt32;
+  else if constexpr (std::is_integral_v<T> && sizeof(T) == 2)
+    return kInt16;
+  else if constexpr (sizeof(T) == 1)
+    return kByte;
+  else
+    return Datatype{sizeof(T), "user type"};
 }
 
 // The explicit in-place tag (MPI_IN_PLACE): passed at the root as gather's send argument or as

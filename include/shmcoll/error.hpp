@@ -21,8 +21,7 @@ const char* status_name(Status status);
 
 class Error : public std::runtime_error {
  public:
-  Error(Status status, const std::string& message)
-      : std::runtime_error(message), status_(status) {}
+  Error(Status status, const std::string& message) : std::runtime_error(message), status_(status) {}
   Status status() const noexcept { return status_; }
 
  private:

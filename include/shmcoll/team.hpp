@@ -51,14 +51,14 @@ class Team {
   void scatterv(const void* sendbuf, std::span<const Count> sendcounts,
                 std::span<const Count> displs, Datatype sendtype, InPlace, int root);
 
-  void gather(const void* sendbuf, Count sendcount, Datatype sendtype,
-              void* recvbuf, Count recvcount, Datatype recvtype,  // root only
+  void gather(const void* sendbuf, Count sendcount, Datatype sendtype, void* recvbuf,
+              Count recvcount, Datatype recvtype,  // root only
               int root);
   void gather(InPlace, void* recvbuf, Count recvcount, Datatype recvtype, int root);
 
-  void gatherv(const void* sendbuf, Count sendcount, Datatype sendtype,
-               void* recvbuf, std::span<const Count> recvcounts,  // root only
-               std::span<const Count> displs, Datatype recvtype,   // root only
+  void gatherv(const void* sendbuf, Count sendcount, Datatype sendtype, void* recvbuf,
+               std::span<const Count> recvcounts,                 // root only
+               std::span<const Count> displs, Datatype recvtype,  // root only
                int root);
   void gatherv(InPlace, void* recvbuf, std::span<const Count> recvcounts,
                std::span<const Count> displs, Datatype recvtype, int root);

@@ -42,7 +42,8 @@ std::unique_ptr<SocketBootstrap> SocketBootstrap::from_environment(double timeou
     char* end = nullptr;
     long n = std::strtol(v.c_str(), &end, 10);
     if (end == v.c_str() || *end != '\0' || n < 0 || n > (1 << 24)) {
-      throw BootstrapError(std::string("bootstrap: ") + name + "='" + v + "' is not a valid number");
+      throw BootstrapError(std::string("bootstrap: ") + name + "='" + v +
+                           "' is not a valid number");
     }
     return static_cast<int>(n);
   };

@@ -6,7 +6,8 @@
 namespace shmcoll {
 
 BcastOp::BcastOp(TeamImpl& team, void* buffer, Count count, Datatype type, int root)
-    : CollectiveOp(team, {Kind::kBcast, root, 0, count, type}), buffer_(static_cast<std::byte*>(buffer)) {
+    : CollectiveOp(team, {Kind::kBcast, root, 0, count, type}),
+      buffer_(static_cast<std::byte*>(buffer)) {
   const validate::Context ctx{Kind::kBcast, team.rank(), team.size(), root, team.slot_bytes()};
   validate::root(ctx);
   sig_.bytes = validate::bytes(ctx, "count", count, type);
@@ -33,8 +34,8 @@ bool BcastOp::advance_data(sync::WaitTarget& blocked_on) {
     return writer_.pump(team_, fill, readers, blocked_on);
   }
   if (!started_) {
-    reader_.start({sig_.root, op_, Kind::kBcast, sig_.root, sig_.bytes, true, "count"}, team_.slot_bytes(), 0,
-                  sig_.bytes, buffer_);
+    reader_.start({sig_.root, op_, Kind::kBcast, sig_.root, sig_.bytes, true, "count"},
+                  team_.slot_bytes(), 0, sig_.bytes, buffer_);
     started_ = true;
   }
   if (!reader_.pull(team_, acked_, blocked_on, /*ack_last=*/false)) return false;

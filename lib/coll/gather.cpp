@@ -5,14 +5,18 @@
 
 namespace shmcoll {
 
-bool send_to_root(TeamImpl& team, StreamWriter& writer, const std::byte* data, sync::WaitTarget& blocked_on) {
-  auto fill = [&](std::byte* dst, std::uint64_t off, std::uint64_t len) { copy::copy_bytes(dst, data + off, len); };
-  return writer.pump(team, fill, [&](std::uint64_t, std::vector<int>& out) { out.push_back(writer.root()); },
-                     blocked_on);
+bool send_to_root(TeamImpl& team, StreamWriter& writer, const std::byte* data,
+                  sync::WaitTarget& blocked_on) {
+  auto fill = [&](std::byte* dst, std::uint64_t off, std::uint64_t len) {
+    copy::copy_bytes(dst, data + off, len);
+  };
+  return writer.pump(
+      team, fill, [&](std::uint64_t, std::vector<int>& out) { out.push_back(writer.root()); },
+      blocked_on);
 }
 
-GatherOp::GatherOp(TeamImpl& team, const void* sendbuf, Count sendcount, Datatype sendtype, void* recvbuf,
-                   Count recvcount, Datatype recvtype, bool in_place, int root)
+GatherOp::GatherOp(TeamImpl& team, const void* sendbuf, Count sendcount, Datatype sendtype,
+                   void* recvbuf, Count recvcount, Datatype recvtype, bool in_place, int root)
     : CollectiveOp(team, {Kind::kGather, root, 0, sendcount, sendtype}),
       sendbuf_(static_cast<const std::byte*>(sendbuf)),
       recvbuf_(static_cast<std::byte*>(recvbuf)),
@@ -33,8 +37,9 @@ GatherOp::GatherOp(TeamImpl& team, const void* sendbuf, Count sendcount, Datatyp
     if (!in_place) {
       const std::uint64_t mine = validate::bytes(ctx, "sendcount", sendcount, sendtype);
       if (mine != sig_.bytes) {
-        validate::invalid(ctx, "sendcount x sendtype = " + std::to_string(mine) + " bytes but recvcount x recvtype = " +
-                                   std::to_string(sig_.bytes) + " bytes");
+        validate::invalid(
+            ctx, "sendcount x sendtype = " + std::to_string(mine) +
+                     " bytes but recvcount x recvtype = " + std::to_string(sig_.bytes) + " bytes");
       }
       validate::buffer(ctx, "sendbuf", sendbuf, mine);
     }

@@ -16,8 +16,8 @@ namespace shmcoll {
 class GatherOp final : public CollectiveOp {
  public:
   // sendbuf ignored with in_place == true (MPI_IN_PLACE at the root).
-  GatherOp(TeamImpl& team, const void* sendbuf, Count sendcount, Datatype sendtype, void* recvbuf, Count recvcount,
-           Datatype recvtype, bool in_place, int root);
+  GatherOp(TeamImpl& team, const void* sendbuf, Count sendcount, Datatype sendtype, void* recvbuf,
+           Count recvcount, Datatype recvtype, bool in_place, int root);
 
  private:
   bool advance_data(sync::WaitTarget& blocked_on) override;
@@ -36,8 +36,8 @@ class GatherOp final : public CollectiveOp {
 class GathervOp final : public CollectiveOp {
  public:
   GathervOp(TeamImpl& team, const void* sendbuf, Count sendcount, Datatype sendtype, void* recvbuf,
-            std::span<const Count> recvcounts, std::span<const Count> displs, Datatype recvtype, bool in_place,
-            int root);
+            std::span<const Count> recvcounts, std::span<const Count> displs, Datatype recvtype,
+            bool in_place, int root);
 
  private:
   bool advance_data(sync::WaitTarget& blocked_on) override;
@@ -45,7 +45,8 @@ class GathervOp final : public CollectiveOp {
   std::string expected_bytes_text(int peer) const override;
   bool needs_root_verdict() const override { return team_.rank() != sig_.root; }
   bool checked_in_data_path(int peer) const override {
-    return team_.rank() == sig_.root && peer != sig_.root && blocks_[static_cast<std::size_t>(peer)].second > 0;
+    return team_.rank() == sig_.root && peer != sig_.root &&
+           blocks_[static_cast<std::size_t>(peer)].second > 0;
   }
 
   const std::byte* sendbuf_ = nullptr;
@@ -58,6 +59,7 @@ class GathervOp final : public CollectiveOp {
 };
 
 // Writes this rank's block as a stream read by the root alone.
-bool send_to_root(TeamImpl& team, StreamWriter& writer, const std::byte* data, sync::WaitTarget& blocked_on);
+bool send_to_root(TeamImpl& team, StreamWriter& writer, const std::byte* data,
+                  sync::WaitTarget& blocked_on);
 
 }  // namespace shmcoll

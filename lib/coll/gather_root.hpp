@@ -19,7 +19,8 @@ class GatherRoot {
   };
   // `block_of(r)` gives where rank r's block goes and its size, as (pointer, bytes).
   template <class BlockOf>
-  void start(std::uint64_t op, Kind kind, int root, int nranks, std::uint64_t slot_bytes, BlockOf&& block_of) {
+  void start(std::uint64_t op, Kind kind, int root, int nranks, std::uint64_t slot_bytes,
+             BlockOf&& block_of) {
     senders_.clear();
     for (int r = 0; r < nranks; ++r) {
       if (r == root) continue;

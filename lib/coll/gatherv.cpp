@@ -4,9 +4,9 @@
 
 namespace shmcoll {
 
-GathervOp::GathervOp(TeamImpl& team, const void* sendbuf, Count sendcount, Datatype sendtype, void* recvbuf,
-                     std::span<const Count> recvcounts, std::span<const Count> displs, Datatype recvtype,
-                     bool in_place, int root)
+GathervOp::GathervOp(TeamImpl& team, const void* sendbuf, Count sendcount, Datatype sendtype,
+                     void* recvbuf, std::span<const Count> recvcounts,
+                     std::span<const Count> displs, Datatype recvtype, bool in_place, int root)
     : CollectiveOp(team, {Kind::kGatherv, root, 0, sendcount, sendtype}),
       sendbuf_(static_cast<const std::byte*>(sendbuf)),
       recvbuf_(static_cast<std::byte*>(recvbuf)),
@@ -20,8 +20,10 @@ GathervOp::GathervOp(TeamImpl& team, const void* sendbuf, Count sendcount, Datat
     validate::stream_length(ctx, sig_.bytes);
     return;
   }
-  const std::vector<validate::Block> blocks = validate::blocks(ctx, "recvcounts", recvcounts, "displs", displs, recvtype);
-  if (team.options().checks == CheckLevel::kFull) validate::no_overlap(ctx, blocks, "recvcounts", "displs", "written");
+  const std::vector<validate::Block> blocks =
+      validate::blocks(ctx, "recvcounts", recvcounts, "displs", displs, recvtype);
+  if (team.options().checks == CheckLevel::kFull)
+    validate::no_overlap(ctx, blocks, "recvcounts", "displs", "written");
   for (const validate::Block& b : blocks) {
     validate::buffer(ctx, "recvbuf", recvbuf, b.bytes);
     validate::stream_length(ctx, b.bytes);
@@ -33,8 +35,9 @@ GathervOp::GathervOp(TeamImpl& team, const void* sendbuf, Count sendcount, Datat
     const std::uint64_t mine = validate::bytes(ctx, "sendcount", sendcount, sendtype);
     const std::uint64_t want = blocks[static_cast<std::size_t>(root)].bytes;
     if (mine != want) {
-      validate::invalid(ctx, "sendcount x sendtype = " + std::to_string(mine) + " bytes but recvcounts[" +
-                                 std::to_string(root) + "] x recvtype = " + std::to_string(want) + " bytes");
+      validate::invalid(ctx, "sendcount x sendtype = " + std::to_string(mine) +
+                                 " bytes but recvcounts[" + std::to_string(root) +
+                                 "] x recvtype = " + std::to_string(want) + " bytes");
     }
     validate::buffer(ctx, "sendbuf", sendbuf, mine);
   }
@@ -46,8 +49,9 @@ std::int64_t GathervOp::expected_peer_bytes(int peer) const {
 }
 
 std::string GathervOp::expected_bytes_text(int peer) const {
-  return "the root expects " + std::to_string(blocks_[static_cast<std::size_t>(peer)].second) + " bytes from rank " +
-         std::to_string(peer) + " (recvcounts[" + std::to_string(peer) + "] x " + sig_.type.name + ")";
+  return "the root expects " + std::to_string(blocks_[static_cast<std::size_t>(peer)].second) +
+         " bytes from rank " + std::to_string(peer) + " (recvcounts[" + std::to_string(peer) +
+         "] x " + sig_.type.name + ")";
 }
 
 bool GathervOp::advance_data(sync::WaitTarget& blocked_on) {
@@ -55,11 +59,13 @@ bool GathervOp::advance_data(sync::WaitTarget& blocked_on) {
   if (!started_) {
     if (me == sig_.root) {
       const auto& own = blocks_[static_cast<std::size_t>(me)];
-      if (!in_place_ && own.second > 0) copy::copy_bytes(recvbuf_ + own.first, sendbuf_, own.second);
-      root_side_.start(op_, Kind::kGatherv, sig_.root, team_.size(), team_.slot_bytes(), [&](int r) {
-        const auto& blk = blocks_[static_cast<std::size_t>(r)];
-        return std::pair(blk.second > 0 ? recvbuf_ + blk.first : nullptr, blk.second);
-      });
+      if (!in_place_ && own.second > 0)
+        copy::copy_bytes(recvbuf_ + own.first, sendbuf_, own.second);
+      root_side_.start(
+          op_, Kind::kGatherv, sig_.root, team_.size(), team_.slot_bytes(), [&](int r) {
+            const auto& blk = blocks_[static_cast<std::size_t>(r)];
+            return std::pair(blk.second > 0 ? recvbuf_ + blk.first : nullptr, blk.second);
+          });
     } else {
       writer_.start(op_, Kind::kGatherv, sig_.root, sig_.bytes, team_.slot_bytes());
     }

@@ -5,8 +5,8 @@
 
 namespace shmcoll {
 
-ScatterOp::ScatterOp(TeamImpl& team, const void* sendbuf, Count sendcount, Datatype sendtype, void* recvbuf,
-                     Count recvcount, Datatype recvtype, bool in_place, int root)
+ScatterOp::ScatterOp(TeamImpl& team, const void* sendbuf, Count sendcount, Datatype sendtype,
+                     void* recvbuf, Count recvcount, Datatype recvtype, bool in_place, int root)
     : CollectiveOp(team, {Kind::kScatter, root, 0, recvcount, recvtype}),
       sendbuf_(static_cast<const std::byte*>(sendbuf)),
       recvbuf_(static_cast<std::byte*>(recvbuf)),
@@ -28,8 +28,9 @@ ScatterOp::ScatterOp(TeamImpl& team, const void* sendbuf, Count sendcount, Datat
     if (!in_place) {
       const std::uint64_t mine = validate::bytes(ctx, "recvcount", recvcount, recvtype);
       if (mine != sig_.bytes) {
-        validate::invalid(ctx, "recvcount x recvtype = " + std::to_string(mine) + " bytes but sendcount x sendtype = " +
-                                   std::to_string(sig_.bytes) + " bytes");
+        validate::invalid(
+            ctx, "recvcount x recvtype = " + std::to_string(mine) +
+                     " bytes but sendcount x sendtype = " + std::to_string(sig_.bytes) + " bytes");
       }
       validate::buffer(ctx, "recvbuf", recvbuf, mine);
     }
@@ -50,8 +51,12 @@ bool ScatterOp::advance_data(sync::WaitTarget& blocked_on) {
       writer_.start(op_, Kind::kScatter, sig_.root, plan_.bytes(), team_.slot_bytes());
       started_ = true;
     }
-    auto fill = [&](std::byte* dst, std::uint64_t off, std::uint64_t len) { plan_.fill(dst, off, len); };
-    auto readers = [&](std::uint64_t c, std::vector<int>& out) { plan_.readers(writer_.shape(), c, out); };
+    auto fill = [&](std::byte* dst, std::uint64_t off, std::uint64_t len) {
+      plan_.fill(dst, off, len);
+    };
+    auto readers = [&](std::uint64_t c, std::vector<int>& out) {
+      plan_.readers(writer_.shape(), c, out);
+    };
     return writer_.pump(team_, fill, readers, blocked_on);
   }
   if (!started_) {
@@ -63,8 +68,9 @@ bool ScatterOp::advance_data(sync::WaitTarget& blocked_on) {
       if (r == me) offset = at;
       end = at + b;
     }
-    reader_.start({sig_.root, op_, Kind::kScatter, sig_.root, end, true, "(team size - 1) x recvcount"}, team_.slot_bytes(), offset,
-                  offset + b, recvbuf_);
+    reader_.start(
+        {sig_.root, op_, Kind::kScatter, sig_.root, end, true, "(team size - 1) x recvcount"},
+        team_.slot_bytes(), offset, offset + b, recvbuf_);
     started_ = true;
   }
   if (!reader_.pull(team_, acked_, blocked_on, /*ack_last=*/false)) return false;

@@ -48,13 +48,15 @@ class ScattervOp final : public CollectiveOp {
   std::string expected_bytes_text(int peer) const override;
   // Only the root sees every rank's size, so the others wait for its verdict (kFull).
   bool needs_root_verdict() const override { return team_.rank() != sig_.root; }
-  bool checked_in_data_path(int peer) const override { return peer == sig_.root && team_.rank() != sig_.root; }
+  bool checked_in_data_path(int peer) const override {
+    return peer == sig_.root && team_.rank() != sig_.root;
+  }
 
   enum class Stage { kStart, kEntry, kBlock };
   const std::byte* sendbuf_ = nullptr;
   std::byte* recvbuf_ = nullptr;
   bool in_place_ = false;
-  std::vector<std::uint64_t> send_bytes_;  // root: bytes per rank
+  std::vector<std::uint64_t> send_bytes_;                            // root: bytes per rank
   std::pair<const std::byte*, std::uint64_t> copy_own_{nullptr, 0};  // root's own block
   Stage stage_ = Stage::kStart;
   ScatterRootStream plan_;

@@ -14,7 +14,8 @@ void ScatterRootStream::fill(std::byte* dst, std::uint64_t offset, std::uint64_t
     std::memcpy(dst, reinterpret_cast<const std::byte*>(table_.data()) + offset, n);
   }
   // Chunks are filled in increasing order, so a cursor finds the first overlapping piece.
-  while (fill_cursor_ < pieces_.size() && pieces_[fill_cursor_].offset + pieces_[fill_cursor_].bytes <= offset) {
+  while (fill_cursor_ < pieces_.size() &&
+         pieces_[fill_cursor_].offset + pieces_[fill_cursor_].bytes <= offset) {
     ++fill_cursor_;
   }
   for (std::size_t i = fill_cursor_; i < pieces_.size() && pieces_[i].offset < end; ++i) {
@@ -25,7 +26,8 @@ void ScatterRootStream::fill(std::byte* dst, std::uint64_t offset, std::uint64_t
   }
 }
 
-void ScatterRootStream::readers(const StreamShape& shape, std::uint64_t chunk, std::vector<int>& out) const {
+void ScatterRootStream::readers(const StreamShape& shape, std::uint64_t chunk,
+                                std::vector<int>& out) const {
   const std::uint64_t lo = shape.chunk_begin(chunk), hi = shape.chunk_end(chunk);
   // Ranks whose table entry lies in the chunk read it (they read every entry's chunk, even
   // with a zero-byte block, to check the root's count against their own).
@@ -36,8 +38,9 @@ void ScatterRootStream::readers(const StreamShape& shape, std::uint64_t chunk, s
       if (static_cast<int>(r) != root_) out.push_back(static_cast<int>(r));
     }
   }
-  auto first = std::lower_bound(pieces_.begin(), pieces_.end(), lo,
-                                [](const Piece& p, std::uint64_t v) { return p.offset + p.bytes <= v; });
+  auto first =
+      std::lower_bound(pieces_.begin(), pieces_.end(), lo,
+                       [](const Piece& p, std::uint64_t v) { return p.offset + p.bytes <= v; });
   for (auto it = first; it != pieces_.end() && it->offset < hi; ++it) {
     if (it->bytes > 0 && (out.empty() || out.back() != it->rank)) out.push_back(it->rank);
   }

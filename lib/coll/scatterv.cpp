@@ -1,12 +1,12 @@
-#include "copy/copy.hpp"
 #include "coll/scatter.hpp"
+#include "copy/copy.hpp"
 #include "core/validation.hpp"
 
 namespace shmcoll {
 
 ScattervOp::ScattervOp(TeamImpl& team, const void* sendbuf, std::span<const Count> sendcounts,
-                       std::span<const Count> displs, Datatype sendtype, void* recvbuf, Count recvcount,
-                       Datatype recvtype, bool in_place, int root)
+                       std::span<const Count> displs, Datatype sendtype, void* recvbuf,
+                       Count recvcount, Datatype recvtype, bool in_place, int root)
     : CollectiveOp(team, {Kind::kScatterv, root, 0, recvcount, recvtype}),
       sendbuf_(static_cast<const std::byte*>(sendbuf)),
       recvbuf_(static_cast<std::byte*>(recvbuf)),
@@ -19,8 +19,10 @@ ScattervOp::ScattervOp(TeamImpl& team, const void* sendbuf, std::span<const Coun
     validate::buffer(ctx, "recvbuf", recvbuf, sig_.bytes);
     return;
   }
-  const std::vector<validate::Block> blocks = validate::blocks(ctx, "sendcounts", sendcounts, "displs", displs, sendtype);
-  if (team.options().checks == CheckLevel::kFull) validate::no_overlap(ctx, blocks, "sendcounts", "displs", "read");
+  const std::vector<validate::Block> blocks =
+      validate::blocks(ctx, "sendcounts", sendcounts, "displs", displs, sendtype);
+  if (team.options().checks == CheckLevel::kFull)
+    validate::no_overlap(ctx, blocks, "sendcounts", "displs", "read");
   std::uint64_t total = 0;
   send_bytes_.resize(blocks.size());
   for (std::size_t r = 0; r < blocks.size(); ++r) {
@@ -34,8 +36,9 @@ ScattervOp::ScattervOp(TeamImpl& team, const void* sendbuf, std::span<const Coun
   if (!in_place) {
     const std::uint64_t mine = validate::bytes(ctx, "recvcount", recvcount, recvtype);
     if (mine != blocks[me].bytes) {
-      validate::invalid(ctx, "recvcount x recvtype = " + std::to_string(mine) + " bytes but sendcounts[" +
-                                 std::to_string(root) + "] x sendtype = " + std::to_string(blocks[me].bytes) + " bytes");
+      validate::invalid(ctx, "recvcount x recvtype = " + std::to_string(mine) +
+                                 " bytes but sendcounts[" + std::to_string(root) +
+                                 "] x sendtype = " + std::to_string(blocks[me].bytes) + " bytes");
     }
     validate::buffer(ctx, "recvbuf", recvbuf, mine);
   }
@@ -54,8 +57,9 @@ std::int64_t ScattervOp::expected_peer_bytes(int peer) const {
 }
 
 std::string ScattervOp::expected_bytes_text(int peer) const {
-  return "the root sends " + std::to_string(send_bytes_[static_cast<std::size_t>(peer)]) + " bytes to rank " +
-         std::to_string(peer) + " (sendcounts[" + std::to_string(peer) + "] x " + sig_.type.name + ")";
+  return "the root sends " + std::to_string(send_bytes_[static_cast<std::size_t>(peer)]) +
+         " bytes to rank " + std::to_string(peer) + " (sendcounts[" + std::to_string(peer) +
+         "] x " + sig_.type.name + ")";
 }
 
 bool ScattervOp::advance_data(sync::WaitTarget& blocked_on) {
@@ -67,8 +71,12 @@ bool ScattervOp::advance_data(sync::WaitTarget& blocked_on) {
       writer_.start(op_, Kind::kScatterv, sig_.root, plan_.bytes(), slot);
       stage_ = Stage::kBlock;
     }
-    auto fill = [&](std::byte* dst, std::uint64_t off, std::uint64_t len) { plan_.fill(dst, off, len); };
-    auto readers = [&](std::uint64_t c, std::vector<int>& out) { plan_.readers(writer_.shape(), c, out); };
+    auto fill = [&](std::byte* dst, std::uint64_t off, std::uint64_t len) {
+      plan_.fill(dst, off, len);
+    };
+    auto readers = [&](std::uint64_t c, std::vector<int>& out) {
+      plan_.readers(writer_.shape(), c, out);
+    };
     return writer_.pump(team_, fill, readers, blocked_on);
   }
   const std::uint64_t entry_at = static_cast<std::uint64_t>(me) * sizeof(ScatterTableEntry);
@@ -81,15 +89,17 @@ bool ScattervOp::advance_data(sync::WaitTarget& blocked_on) {
   if (stage_ == Stage::kEntry) {
     // Do not acknowledge the entry's chunk yet: this rank's block may start in it.
     if (!reader_.pull(team_, acked_, blocked_on, /*ack_last=*/false)) return false;
-    const std::string where = "scatterv (root " + std::to_string(sig_.root) + ", operation #" + std::to_string(op_) +
-                              ") on rank " + std::to_string(me);
+    const std::string where = "scatterv (root " + std::to_string(sig_.root) + ", operation #" +
+                              std::to_string(op_) + ") on rank " + std::to_string(me);
     if (entry_.bytes != sig_.bytes) {
-      team_.fail(Status::kInvalidArgument, "type signature mismatch in " + where + ": the root sends " +
-                                               std::to_string(entry_.bytes) + " bytes (its sendcounts[" +
-                                               std::to_string(me) + "]), this rank receives " + sig_.describe_bytes());
+      team_.fail(Status::kInvalidArgument, "type signature mismatch in " + where +
+                                               ": the root sends " + std::to_string(entry_.bytes) +
+                                               " bytes (its sendcounts[" + std::to_string(me) +
+                                               "]), this rank receives " + sig_.describe_bytes());
     }
     if (entry_.offset < entry_at + sizeof entry_ || entry_.offset > (std::uint64_t{1} << 62)) {
-      team_.fail(Status::kInternal, "corrupt scatterv table in " + where + ": offset " + std::to_string(entry_.offset));
+      team_.fail(Status::kInternal, "corrupt scatterv table in " + where + ": offset " +
+                                        std::to_string(entry_.offset));
     }
     reader_.start({sig_.root, op_, Kind::kScatterv, sig_.root, 0, false}, slot, entry_.offset,
                   entry_.offset + entry_.bytes, recvbuf_);
@@ -98,7 +108,8 @@ bool ScattervOp::advance_data(sync::WaitTarget& blocked_on) {
   if (!reader_.pull(team_, acked_, blocked_on, /*ack_last=*/false)) return false;
   // The last chunk read holds the block's end, or the entry itself for a zero-byte block.
   const StreamShape shape{entry_.offset + entry_.bytes, slot};
-  defer_final_ack(sync::step_consumed(reader_.empty() ? shape.chunk_of(entry_at) : reader_.last_chunk()));
+  defer_final_ack(
+      sync::step_consumed(reader_.empty() ? shape.chunk_of(entry_at) : reader_.last_chunk()));
   return true;
 }
 

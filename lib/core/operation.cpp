@@ -49,8 +49,9 @@ void CollectiveOp::check_peer_signature(int peer, std::uint64_t packed, std::uin
   }
   if (root != sig_.root) {
     team_.fail(Status::kInvalidArgument, std::string("root mismatch in ") + kind_name(kind) + opno +
-                                             ": " + me + " passed root=" + std::to_string(sig_.root) +
-                                             ", " + them + " passed root=" + std::to_string(root));
+                                             ": " + me +
+                                             " passed root=" + std::to_string(sig_.root) + ", " +
+                                             them + " passed root=" + std::to_string(root));
   }
   const std::int64_t expected = expected_peer_bytes(peer);
   if (expected >= 0 && bytes != static_cast<std::uint64_t>(expected)) {

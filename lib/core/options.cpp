@@ -1,10 +1,11 @@
 // The parameter registry: one row per tunable, read from the environment in one place.
+#include "shmcoll/options.hpp"
+
 #include <cstdlib>
 #include <functional>
 #include <string>
 
 #include "shmcoll/error.hpp"
-#include "shmcoll/options.hpp"
 
 namespace shmcoll {
 namespace {
@@ -22,10 +23,23 @@ long long parse_integer(const char* name, const std::string& v, long long lo, lo
   // Accept K/M/G suffixes for byte sizes.
   if (end != v.c_str() && *end != '\0' && end[1] == '\0') {
     switch (*end) {
-      case 'k': case 'K': n <<= 10; ++end; break;
-      case 'm': case 'M': n <<= 20; ++end; break;
-      case 'g': case 'G': n <<= 30; ++end; break;
-      default: break;
+      case 'k':
+      case 'K':
+        n <<= 10;
+        ++end;
+        break;
+      case 'm':
+      case 'M':
+        n <<= 20;
+        ++end;
+        break;
+      case 'g':
+      case 'G':
+        n <<= 30;
+        ++end;
+        break;
+      default:
+        break;
     }
   }
   if (end == v.c_str() || *end != '\0' || n < lo || n > hi) {
@@ -40,7 +54,8 @@ const std::vector<Row>& rows() {
       {"SHMCOLL_SLOT_BYTES", "bytes per data slot; larger messages move in chunks of this size",
        [](const Options& o) { return std::to_string(o.slot_bytes); },
        [](Options& o, const std::string& v) {
-         o.slot_bytes = static_cast<std::size_t>(parse_integer("SHMCOLL_SLOT_BYTES", v, 64, 1ll << 30));
+         o.slot_bytes =
+             static_cast<std::size_t>(parse_integer("SHMCOLL_SLOT_BYTES", v, 64, 1ll << 30));
        }},
       {"SHMCOLL_SLOTS", "slots per rank: chunks in flight per writer and overlapping small calls",
        [](const Options& o) { return std::to_string(o.slots); },
@@ -50,11 +65,16 @@ const std::vector<Row>& rows() {
       {"SHMCOLL_CHECKS",
        "full: every rank verifies that all ranks agree on collective, root and sizes; basic: "
        "local argument checks and receiver-side size checks only (cheaper)",
-       [](const Options& o) { return std::string(o.checks == CheckLevel::kFull ? "full" : "basic"); },
+       [](const Options& o) {
+         return std::string(o.checks == CheckLevel::kFull ? "full" : "basic");
+       },
        [](Options& o, const std::string& v) {
-         if (v == "full") o.checks = CheckLevel::kFull;
-         else if (v == "basic") o.checks = CheckLevel::kBasic;
-         else throw InvalidArgument("SHMCOLL_CHECKS='" + v + "' must be 'full' or 'basic'");
+         if (v == "full")
+           o.checks = CheckLevel::kFull;
+         else if (v == "basic")
+           o.checks = CheckLevel::kBasic;
+         else
+           throw InvalidArgument("SHMCOLL_CHECKS='" + v + "' must be 'full' or 'basic'");
        }},
       {"SHMCOLL_TIMEOUT", "seconds a rank waits for a peer before raising Timeout",
        [](const Options& o) { return std::to_string(o.timeout_s); },
@@ -62,11 +82,13 @@ const std::vector<Row>& rows() {
          char* end = nullptr;
          double d = std::strtod(v.c_str(), &end);
          if (end == v.c_str() || *end != '\0' || !(d > 0)) {
-           throw InvalidArgument("SHMCOLL_TIMEOUT='" + v + "' must be a positive number of seconds");
+           throw InvalidArgument("SHMCOLL_TIMEOUT='" + v +
+                                 "' must be a positive number of seconds");
          }
          o.timeout_s = d;
        }},
-      {"SHMCOLL_SPIN", "pause iterations before a waiter yields; -1: automatic (0 when oversubscribed)",
+      {"SHMCOLL_SPIN",
+       "pause iterations before a waiter yields; -1: automatic (0 when oversubscribed)",
        [](const Options& o) { return std::to_string(o.spin_iterations); },
        [](Options& o, const std::string& v) {
          o.spin_iterations = static_cast<int>(parse_integer("SHMCOLL_SPIN", v, -1, 1 << 30));

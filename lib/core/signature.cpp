@@ -4,12 +4,18 @@ namespace shmcoll {
 
 const char* kind_name(Kind kind) {
   switch (kind) {
-    case Kind::kBarrier: return "barrier";
-    case Kind::kBcast: return "bcast";
-    case Kind::kScatter: return "scatter";
-    case Kind::kScatterv: return "scatterv";
-    case Kind::kGather: return "gather";
-    case Kind::kGatherv: return "gatherv";
+    case Kind::kBarrier:
+      return "barrier";
+    case Kind::kBcast:
+      return "bcast";
+    case Kind::kScatter:
+      return "scatter";
+    case Kind::kScatterv:
+      return "scatterv";
+    case Kind::kGather:
+      return "gather";
+    case Kind::kGatherv:
+      return "gatherv";
   }
   return "unknown collective";
 }

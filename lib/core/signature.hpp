@@ -29,10 +29,13 @@ struct OpSignature {
   Datatype type = kByte;
 
   std::uint64_t packed() const {
-    return static_cast<std::uint64_t>(kind) | (static_cast<std::uint64_t>(static_cast<std::uint32_t>(root)) << 8);
+    return static_cast<std::uint64_t>(kind) |
+           (static_cast<std::uint64_t>(static_cast<std::uint32_t>(root)) << 8);
   }
   static Kind kind_of(std::uint64_t packed) { return static_cast<Kind>(packed & 0xff); }
-  static int root_of(std::uint64_t packed) { return static_cast<int>(static_cast<std::uint32_t>(packed >> 8)); }
+  static int root_of(std::uint64_t packed) {
+    return static_cast<int>(static_cast<std::uint32_t>(packed >> 8));
+  }
   std::string describe_bytes() const;
 };
 

@@ -1,6 +1,7 @@
 #include "core/stream.hpp"
 
 #include "copy/copy.hpp"
+#include "core/text.hpp"
 
 namespace shmcoll {
 using sync::make_tag;
@@ -18,39 +19,44 @@ bool read_chunk(TeamImpl& team, const StreamSource& src, std::uint64_t c, std::u
     return false;
   }
   auto mismatch = [&](const std::string& what) {
-    team.fail(Status::kInvalidArgument, std::string("mismatch in ") + kind_name(src.kind) + " (root " +
-                                            std::to_string(src.root) + ", operation #" + std::to_string(src.op) +
-                                            "): rank " + std::to_string(src.writer) + " " + what +
+    team.fail(Status::kInvalidArgument, std::string("mismatch in ") + kind_name(src.kind) +
+                                            " (root " + std::to_string(src.root) + ", operation #" +
+                                            std::to_string(src.op) + "): rank " +
+                                            std::to_string(src.writer) + " " + what +
                                             " (seen by rank " + std::to_string(team.rank()) + ")");
   };
   // acquire load above: the header and data written before the tag are visible now.
   if (header.tag.load(std::memory_order_acquire) != want) {
     mismatch("overwrote a chunk this rank had not read: the ranks disagree on the arguments");
   }
-  if (header.kind != static_cast<std::uint8_t>(src.kind) || header.root != static_cast<std::uint32_t>(src.root)) {
-    mismatch(std::string("published data for ") + kind_name(static_cast<Kind>(header.kind)) + " (root " +
-             std::to_string(header.root) + ")");
+  if (header.kind != static_cast<std::uint8_t>(src.kind) ||
+      header.root != static_cast<std::uint32_t>(src.root)) {
+    mismatch(concat("published data for ", kind_name(static_cast<Kind>(header.kind)), " (root ",
+                    header.root, ")"));
   }
   const std::uint64_t bytes = header.stream_bytes;
   if (src.bytes_known ? bytes != src.bytes : end > bytes) {
-    const std::string arg = std::string(src.count_name) + (src.indexed ? "[" + std::to_string(src.writer) + "]" : "");
-    mismatch("sends " + std::to_string(bytes) + " bytes, but " +
-             (src.bytes_known ? "rank " + std::to_string(team.rank()) + "'s " + arg + " x datatype gives " +
-                                    std::to_string(src.bytes) + " bytes"
-                              : "at least " + std::to_string(end) + " bytes were expected"));
+    const std::string arg =
+        src.indexed ? concat(src.count_name, '[', src.writer, ']') : std::string(src.count_name);
+    mismatch(src.bytes_known ? concat("sends ", bytes, " bytes, but rank ", team.rank(), "'s ", arg,
+                                      " x datatype gives ", src.bytes, " bytes")
+                             : concat("sends ", bytes, " bytes, but at least ", end,
+                                      " bytes were expected"));
   }
   const StreamShape shape{bytes, team.slot_bytes()};
   const std::uint64_t lo = std::max(begin, shape.chunk_begin(c));
   const std::uint64_t hi = std::min(end, shape.chunk_end(c));
   if (lo < hi) {
-    const std::byte* base = shape.is_inline() ? reinterpret_cast<const std::byte*>(header.inline_data)
-                                              : writer.slot_data(s);
+    const std::byte* base = shape.is_inline()
+                                ? reinterpret_cast<const std::byte*>(header.inline_data)
+                                : writer.slot_data(s);
     copy::copy_bytes(dst + (lo - begin), base + (lo - shape.chunk_begin(c)), hi - lo);
   }
   return true;
 }
 
-void acknowledge_below(TeamImpl& team, std::uint64_t op, std::uint64_t chunk, std::uint64_t& acked) {
+void acknowledge_below(TeamImpl& team, std::uint64_t op, std::uint64_t chunk,
+                       std::uint64_t& acked) {
   if (chunk > acked) {
     acked = chunk;
     team.publish_step(op, sync::step_consumed(chunk - 1));

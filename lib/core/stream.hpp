@@ -28,9 +28,13 @@ struct StreamShape {
   // does not know the stream's length still computes the right chunk for any offset.
   bool is_inline() const { return bytes <= segment::SlotHeader::kInlineBytes; }
   std::uint64_t chunk_bytes() const { return slot_bytes; }
-  std::uint64_t chunks() const { return bytes == 0 ? 0 : (bytes + chunk_bytes() - 1) / chunk_bytes(); }
+  std::uint64_t chunks() const {
+    return bytes == 0 ? 0 : (bytes + chunk_bytes() - 1) / chunk_bytes();
+  }
   std::uint64_t chunk_begin(std::uint64_t c) const { return c * chunk_bytes(); }
-  std::uint64_t chunk_end(std::uint64_t c) const { return std::min(bytes, (c + 1) * chunk_bytes()); }
+  std::uint64_t chunk_end(std::uint64_t c) const {
+    return std::min(bytes, (c + 1) * chunk_bytes());
+  }
   std::uint64_t chunk_of(std::uint64_t offset) const { return offset / chunk_bytes(); }
 };
 
@@ -40,8 +44,8 @@ struct StreamSource {
   std::uint64_t op = 0;
   Kind kind = Kind::kBcast;
   int root = 0;
-  std::uint64_t bytes = 0;     // expected stream length
-  bool bytes_known = true;     // false: only check that the ranges read lie inside the stream
+  std::uint64_t bytes = 0;  // expected stream length
+  bool bytes_known = true;  // false: only check that the ranges read lie inside the stream
   // For error messages: the argument that gave `bytes`, indexed by the writer if `indexed`.
   const char* count_name = "count";
   bool indexed = false;
@@ -85,7 +89,8 @@ class StreamWriter {
       }
       gate_ = 0;
       segment::SlotHeader& header = self.slot_header(s);
-      std::byte* dst = shape_.is_inline() ? reinterpret_cast<std::byte*>(header.inline_data) : self.slot_data(s);
+      std::byte* dst =
+          shape_.is_inline() ? reinterpret_cast<std::byte*>(header.inline_data) : self.slot_data(s);
       const std::uint64_t begin = shape_.chunk_begin(next_);
       fill(dst, begin, shape_.chunk_end(next_) - begin);
       header.kind = static_cast<std::uint8_t>(kind_);
@@ -126,7 +131,8 @@ class RangeReader {
   }
   // `ack_last`: also acknowledge the range's last chunk when done (false when this rank will
   // read more of that chunk afterwards).
-  bool pull(TeamImpl& team, std::uint64_t& acked, sync::WaitTarget& blocked_on, bool ack_last = true);
+  bool pull(TeamImpl& team, std::uint64_t& acked, sync::WaitTarget& blocked_on,
+            bool ack_last = true);
   bool empty() const { return begin_ >= end_; }
   std::uint64_t last_chunk() const { return shape_.chunk_of(end_ - 1); }
 

@@ -28,7 +28,8 @@ void run_op(TeamImpl& team, Args&&... args) {
 
 }  // namespace
 
-Team::Team(Bootstrap& bootstrap, const Options& options) : impl_(std::make_unique<TeamImpl>(bootstrap, options)) {}
+Team::Team(Bootstrap& bootstrap, const Options& options)
+    : impl_(std::make_unique<TeamImpl>(bootstrap, options)) {}
 Team::~Team() = default;
 Team::Team(Team&&) noexcept = default;
 Team& Team::operator=(Team&&) noexcept = default;
@@ -44,27 +45,31 @@ void Team::bcast(void* buffer, Count count, Datatype type, int root) {
   run_op<BcastOp>(*impl_, buffer, count, type, root);
 }
 
-void Team::scatter(const void* sendbuf, Count sendcount, Datatype sendtype, void* recvbuf, Count recvcount,
-                   Datatype recvtype, int root) {
-  run_op<ScatterOp>(*impl_, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, false, root);
+void Team::scatter(const void* sendbuf, Count sendcount, Datatype sendtype, void* recvbuf,
+                   Count recvcount, Datatype recvtype, int root) {
+  run_op<ScatterOp>(*impl_, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, false,
+                    root);
 }
 
 void Team::scatter(const void* sendbuf, Count sendcount, Datatype sendtype, InPlace, int root) {
   run_op<ScatterOp>(*impl_, sendbuf, sendcount, sendtype, nullptr, Count{0}, sendtype, true, root);
 }
 
-void Team::scatterv(const void* sendbuf, std::span<const Count> sendcounts, std::span<const Count> displs,
-                    Datatype sendtype, void* recvbuf, Count recvcount, Datatype recvtype, int root) {
-  run_op<ScattervOp>(*impl_, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, false, root);
+void Team::scatterv(const void* sendbuf, std::span<const Count> sendcounts,
+                    std::span<const Count> displs, Datatype sendtype, void* recvbuf,
+                    Count recvcount, Datatype recvtype, int root) {
+  run_op<ScattervOp>(*impl_, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype,
+                     false, root);
 }
 
-void Team::scatterv(const void* sendbuf, std::span<const Count> sendcounts, std::span<const Count> displs,
-                    Datatype sendtype, InPlace, int root) {
-  run_op<ScattervOp>(*impl_, sendbuf, sendcounts, displs, sendtype, nullptr, Count{0}, sendtype, true, root);
+void Team::scatterv(const void* sendbuf, std::span<const Count> sendcounts,
+                    std::span<const Count> displs, Datatype sendtype, InPlace, int root) {
+  run_op<ScattervOp>(*impl_, sendbuf, sendcounts, displs, sendtype, nullptr, Count{0}, sendtype,
+                     true, root);
 }
 
-void Team::gather(const void* sendbuf, Count sendcount, Datatype sendtype, void* recvbuf, Count recvcount,
-                  Datatype recvtype, int root) {
+void Team::gather(const void* sendbuf, Count sendcount, Datatype sendtype, void* recvbuf,
+                  Count recvcount, Datatype recvtype, int root) {
   run_op<GatherOp>(*impl_, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, false, root);
 }
 
@@ -73,13 +78,16 @@ void Team::gather(InPlace, void* recvbuf, Count recvcount, Datatype recvtype, in
 }
 
 void Team::gatherv(const void* sendbuf, Count sendcount, Datatype sendtype, void* recvbuf,
-                   std::span<const Count> recvcounts, std::span<const Count> displs, Datatype recvtype, int root) {
-  run_op<GathervOp>(*impl_, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, false, root);
+                   std::span<const Count> recvcounts, std::span<const Count> displs,
+                   Datatype recvtype, int root) {
+  run_op<GathervOp>(*impl_, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
+                    false, root);
 }
 
-void Team::gatherv(InPlace, void* recvbuf, std::span<const Count> recvcounts, std::span<const Count> displs,
-                   Datatype recvtype, int root) {
-  run_op<GathervOp>(*impl_, nullptr, Count{0}, recvtype, recvbuf, recvcounts, displs, recvtype, true, root);
+void Team::gatherv(InPlace, void* recvbuf, std::span<const Count> recvcounts,
+                   std::span<const Count> displs, Datatype recvtype, int root) {
+  run_op<GathervOp>(*impl_, nullptr, Count{0}, recvtype, recvbuf, recvcounts, displs, recvtype,
+                    true, root);
 }
 
 }  // namespace shmcoll

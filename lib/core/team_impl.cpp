@@ -41,8 +41,8 @@ TeamImpl::TeamImpl(Bootstrap& bootstrap, const Options& options) : options_(opti
   // go straight to yielding there. Bound ranks each see one CPU, hence the union.
   const int cpus = team_cpus_ > 0 ? team_cpus_ : available_cpus();
   policy_.spin_iterations = options_.spin_iterations >= 0 ? options_.spin_iterations
-                            : size_ > cpus                   ? 0
-                                                             : 4000;
+                            : size_ > cpus                ? 0
+                                                          : 4000;
   policy_.yield_iterations = options_.yield_iterations;
 }
 
@@ -144,8 +144,9 @@ void TeamImpl::on_slow_wait(const sync::WaitTarget& target, std::int64_t waited_
       // A peer that exited after the team was aborted is a consequence, not the cause.
       check_aborted();
       fail(Status::kPeerFailed,
-           "rank " + std::to_string(peer) + " (pid " + std::to_string(pids_[static_cast<std::size_t>(peer)]) +
-               ") died while rank " + std::to_string(rank_) + " waited for it" +
+           "rank " + std::to_string(peer) + " (pid " +
+               std::to_string(pids_[static_cast<std::size_t>(peer)]) + ") died while rank " +
+               std::to_string(rank_) + " waited for it" +
                (current_ ? std::string(" in ") + kind_name(current_->signature().kind) +
                                " (operation #" + std::to_string(current_->op()) + ")"
                          : std::string()));
@@ -153,10 +154,10 @@ void TeamImpl::on_slow_wait(const sync::WaitTarget& target, std::int64_t waited_
   }
   if (waited_ns > static_cast<std::int64_t>(options_.timeout_s * 1e9)) {
     fail(Status::kTimeout,
-         "rank " + std::to_string(rank_) + " waited more than " + std::to_string(options_.timeout_s) +
-             " s for rank " + std::to_string(target.peer) +
-             (current_ ? std::string(" in ") + kind_name(current_->signature().kind) + " (operation #" +
-                             std::to_string(current_->op()) + ")"
+         "rank " + std::to_string(rank_) + " waited more than " +
+             std::to_string(options_.timeout_s) + " s for rank " + std::to_string(target.peer) +
+             (current_ ? std::string(" in ") + kind_name(current_->signature().kind) +
+                             " (operation #" + std::to_string(current_->op()) + ")"
                        : std::string()) +
              "; raise SHMCOLL_TIMEOUT if that rank is merely slow");
   }

@@ -39,7 +39,8 @@ void TeamImpl::form(Bootstrap& bootstrap) {
   geometry.nranks = static_cast<std::uint32_t>(size_);
   // The creator's layout parameters win; the others adopt them from the join exchange.
   geometry.slots = static_cast<std::uint32_t>(options_.slots);
-  geometry.slot_bytes = (options_.slot_bytes + segment::kCacheLine - 1) / segment::kCacheLine * segment::kCacheLine;
+  geometry.slot_bytes =
+      (options_.slot_bytes + segment::kCacheLine - 1) / segment::kCacheLine * segment::kCacheLine;
 
   JoinInfo mine;
   mine.pid = static_cast<std::int32_t>(getpid());

@@ -4,9 +4,15 @@
 #include <numeric>
 
 #include "core/stream.hpp"
+#include "core/text.hpp"
 #include "shmcoll/error.hpp"
 
 namespace shmcoll::validate {
+namespace {
+// Larger byte counts or offsets are refused: no buffer is that large, and sums stay far from
+// overflowing.
+constexpr std::uint64_t kMaxBytes = std::uint64_t{1} << 62;
+}  // namespace
 
 void invalid(const Context& ctx, const std::string& what) {
   std::string where = std::string(kind_name(ctx.kind)) + " on rank " + std::to_string(ctx.rank);
@@ -24,12 +30,15 @@ void root(const Context& ctx) {
 }
 
 std::uint64_t bytes(const Context& ctx, const char* count_name, Count count, Datatype type) {
-  if (count < 0) invalid(ctx, std::string(count_name) + " = " + std::to_string(count) + " is negative");
+  if (count < 0)
+    invalid(ctx, std::string(count_name) + " = " + std::to_string(count) + " is negative");
   if (type.size == 0) invalid(ctx, std::string("the datatype of ") + count_name + " has size 0");
   std::uint64_t b = 0;
-  if (__builtin_mul_overflow(static_cast<std::uint64_t>(count), type.size, &b) || b > (std::uint64_t{1} << 62)) {
+  if (__builtin_mul_overflow(static_cast<std::uint64_t>(count), type.size, &b) ||
+      b > kMaxBytes) {
     invalid(ctx, std::string(count_name) + " = " + std::to_string(count) + " of " +
-                     std::to_string(type.size) + "-byte " + type.name + " overflows the byte count");
+                     std::to_string(type.size) + "-byte " + type.name +
+                     " overflows the byte count");
   }
   return b;
 }
@@ -43,14 +52,17 @@ void buffer(const Context& ctx, const char* name, const void* p, std::uint64_t b
 void stream_length(const Context& ctx, std::uint64_t bytes) {
   const StreamShape shape{bytes, ctx.slot_bytes};
   if (shape.chunks() > sync::kMaxChunks) {
-    invalid(ctx, "a message of " + std::to_string(bytes) + " bytes needs " + std::to_string(shape.chunks()) +
-                     " chunks of " + std::to_string(ctx.slot_bytes) + " bytes, more than the " +
-                     std::to_string(sync::kMaxChunks) + " an operation can number; raise SHMCOLL_SLOT_BYTES");
+    invalid(ctx, "a message of " + std::to_string(bytes) + " bytes needs " +
+                     std::to_string(shape.chunks()) + " chunks of " +
+                     std::to_string(ctx.slot_bytes) + " bytes, more than the " +
+                     std::to_string(sync::kMaxChunks) +
+                     " an operation can number; raise SHMCOLL_SLOT_BYTES");
   }
 }
 
-std::vector<Block> blocks(const Context& ctx, const char* counts_name, std::span<const Count> counts,
-                          const char* displs_name, std::span<const Count> displs, Datatype type) {
+std::vector<Block> blocks(const Context& ctx, const char* counts_name,
+                          std::span<const Count> counts, const char* displs_name,
+                          std::span<const Count> displs, Datatype type) {
   const auto n = static_cast<std::size_t>(ctx.size);
   if (counts.size() < n) {
     invalid(ctx, std::string(counts_name) + " has " + std::to_string(counts.size()) +
@@ -60,18 +72,23 @@ std::vector<Block> blocks(const Context& ctx, const char* counts_name, std::span
     invalid(ctx, std::string(displs_name) + " has " + std::to_string(displs.size()) +
                      " entries, the team has " + std::to_string(n) + " ranks");
   }
+  if (type.size == 0) invalid(ctx, concat("the datatype of ", counts_name, " has size 0"));
   std::vector<Block> out(n);
   for (std::size_t r = 0; r < n; ++r) {
-    const std::string idx = "[" + std::to_string(r) + "]";
-    const std::uint64_t b = bytes(ctx, (std::string(counts_name) + idx).c_str(), counts[r], type);
-    if (displs[r] < 0) {
-      invalid(ctx, std::string(displs_name) + idx + " = " + std::to_string(displs[r]) + " is negative");
+    // Names are built only for a message: this loop runs on every call of a v form.
+    auto at = [&](const char* name) { return concat(name, '[', r, ']'); };
+    const Count c = counts[r], d = displs[r];
+    if (c < 0) invalid(ctx, concat(at(counts_name), " = ", c, " is negative"));
+    std::uint64_t b = 0, off = 0, end = 0;
+    if (__builtin_mul_overflow(static_cast<std::uint64_t>(c), type.size, &b) || b > kMaxBytes) {
+      invalid(ctx, concat(at(counts_name), " = ", c, " of ", type.size, "-byte ", type.name,
+                          " overflows the byte count"));
     }
-    std::uint64_t off = 0, end = 0;
-    if (__builtin_mul_overflow(static_cast<std::uint64_t>(displs[r]), type.size, &off) ||
-        __builtin_add_overflow(off, b, &end) || end > (std::uint64_t{1} << 62)) {
-      invalid(ctx, std::string(displs_name) + idx + " = " + std::to_string(displs[r]) + " with " +
-                       counts_name + idx + " = " + std::to_string(counts[r]) + " overflows the buffer offset");
+    if (d < 0) invalid(ctx, concat(at(displs_name), " = ", d, " is negative"));
+    if (__builtin_mul_overflow(static_cast<std::uint64_t>(d), type.size, &off) ||
+        __builtin_add_overflow(off, b, &end) || end > kMaxBytes) {
+      invalid(ctx, concat(at(displs_name), " = ", d, " with ", at(counts_name), " = ", c,
+                          " overflows the buffer offset"));
     }
     out[r] = {off, b};
   }
@@ -83,16 +100,19 @@ void no_overlap(const Context& ctx, const std::vector<Block>& blocks, const char
   std::vector<std::size_t> order(blocks.size());
   std::iota(order.begin(), order.end(), 0);
   std::erase_if(order, [&](std::size_t r) { return blocks[r].bytes == 0; });
-  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return blocks[a].offset < blocks[b].offset; });
+  std::sort(order.begin(), order.end(),
+            [&](std::size_t a, std::size_t b) { return blocks[a].offset < blocks[b].offset; });
   for (std::size_t i = 1; i < order.size(); ++i) {
     const Block& prev = blocks[order[i - 1]];
     const Block& cur = blocks[order[i]];
     if (cur.offset < prev.offset + prev.bytes) {
       const auto a = std::to_string(order[i - 1]), b = std::to_string(order[i]);
-      invalid(ctx, "the blocks of ranks " + a + " and " + b + " overlap (bytes [" + std::to_string(prev.offset) +
-                       ", " + std::to_string(prev.offset + prev.bytes) + ") and [" + std::to_string(cur.offset) +
-                       ", " + std::to_string(cur.offset + cur.bytes) + ") from " + counts_name + "/" + displs_name +
-                       "), so a location would be " + verb + " twice");
+      invalid(ctx, "the blocks of ranks " + a + " and " + b + " overlap (bytes [" +
+                       std::to_string(prev.offset) + ", " +
+                       std::to_string(prev.offset + prev.bytes) + ") and [" +
+                       std::to_string(cur.offset) + ", " + std::to_string(cur.offset + cur.bytes) +
+                       ") from " + counts_name + "/" + displs_name + "), so a location would be " +
+                       verb + " twice");
     }
   }
 }

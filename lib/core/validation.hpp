@@ -39,8 +39,9 @@ struct Block {
 };
 // Checks counts and displacements (size() entries, non-negative, no overflow) and returns the
 // blocks they describe.
-std::vector<Block> blocks(const Context& ctx, const char* counts_name, std::span<const Count> counts,
-                          const char* displs_name, std::span<const Count> displs, Datatype type);
+std::vector<Block> blocks(const Context& ctx, const char* counts_name,
+                          std::span<const Count> counts, const char* displs_name,
+                          std::span<const Count> displs, Datatype type);
 // MPI: no location of the root's buffer may be read twice (scatterv) or written twice
 // (gatherv). O(n log n), so only done at CheckLevel::kFull.
 void no_overlap(const Context& ctx, const std::vector<Block>& blocks, const char* counts_name,

@@ -66,13 +66,15 @@ void Hub::parse(int rank) {
   while (p.inbox.size() >= sizeof(FrameHeader) && !p.contributed) {
     FrameHeader h;
     std::memcpy(&h, p.inbox.data(), sizeof h);
-    if (h.magic != FrameHeader::kMagic || h.type != static_cast<std::uint32_t>(MessageType::kAllgather) ||
+    if (h.magic != FrameHeader::kMagic ||
+        h.type != static_cast<std::uint32_t>(MessageType::kAllgather) ||
         h.length > bootstrap::kMaxContribution) {
       close_peer(rank, "sent a corrupt bootstrap message");
       return;
     }
     if (p.inbox.size() < sizeof h + h.length) return;
-    p.payload.assign(p.inbox.begin() + sizeof h, p.inbox.begin() + static_cast<long>(sizeof h + h.length));
+    p.payload.assign(p.inbox.begin() + sizeof h,
+                     p.inbox.begin() + static_cast<long>(sizeof h + h.length));
     p.inbox.erase(p.inbox.begin(), p.inbox.begin() + static_cast<long>(sizeof h + h.length));
     p.contributed = true;
   }
@@ -95,7 +97,8 @@ void Hub::complete_round_if_ready() {
   if (blocked) {
     // Name the rank that went away first: later ones usually left because of it.
     const Peer& first = peers_[static_cast<std::size_t>(first_gone_)];
-    fail_round("rank " + std::to_string(first_gone_) + " " + first.gone + " before joining the exchange");
+    fail_round("rank " + std::to_string(first_gone_) + " " + first.gone +
+               " before joining the exchange");
     return;
   }
   if (!complete) return;
@@ -115,7 +118,8 @@ void Hub::complete_round_if_ready() {
     Peer& p = peers_[r];
     p.contributed = false;
     p.payload.clear();
-    if (p.fd >= 0 && !bootstrap::send_frame(p.fd, MessageType::kAllgatherResult, all.data(), all.size())) {
+    if (p.fd >= 0 &&
+        !bootstrap::send_frame(p.fd, MessageType::kAllgatherResult, all.data(), all.size())) {
       close_peer(static_cast<int>(r), "closed its bootstrap connection");
     }
   }
@@ -124,7 +128,8 @@ void Hub::complete_round_if_ready() {
 
 void Hub::fail_round(const std::string& why) {
   for (Peer& p : peers_) {
-    if (p.contributed && p.fd >= 0) bootstrap::send_frame(p.fd, MessageType::kError, why.data(), why.size());
+    if (p.contributed && p.fd >= 0)
+      bootstrap::send_frame(p.fd, MessageType::kError, why.data(), why.size());
     p.contributed = false;
     p.payload.clear();
   }

@@ -28,10 +28,10 @@ class Hub {
  private:
   struct Peer {
     int fd = -1;
-    std::vector<char> inbox;    // bytes read but not yet framed
-    bool contributed = false;   // a complete contribution waits in `payload`
+    std::vector<char> inbox;   // bytes read but not yet framed
+    bool contributed = false;  // a complete contribution waits in `payload`
     std::vector<char> payload;
-    std::string gone;           // why the rank can no longer contribute, if it cannot
+    std::string gone;  // why the rank can no longer contribute, if it cannot
   };
   void close_peer(int rank, const std::string& why);
   void parse(int rank);

@@ -18,7 +18,9 @@ namespace shmcoll::launch {
 
 std::string RankOutcome::describe() const {
   if (!finished) return "still running";
-  if (signal != 0) return std::string("killed by signal ") + std::to_string(signal) + " (" + strsignal(signal) + ")";
+  if (signal != 0)
+    return std::string("killed by signal ") + std::to_string(signal) + " (" + strsignal(signal) +
+           ")";
   return "exited with status " + std::to_string(exit_code);
 }
 
@@ -58,7 +60,8 @@ void signal_all(const JobOutcome& job, int sig) {
 
 [[noreturn]] void run_child(const RankBody& body, int rank, int fd) {
   // The supervisor's signal handlers (a test framework's, say) must not run in the ranks.
-  for (int sig : {SIGTERM, SIGINT, SIGSEGV, SIGABRT, SIGBUS, SIGFPE, SIGILL, SIGPIPE}) signal(sig, SIG_DFL);
+  for (int sig : {SIGTERM, SIGINT, SIGSEGV, SIGABRT, SIGBUS, SIGFPE, SIGILL, SIGPIPE})
+    signal(sig, SIG_DFL);
   int code = 0;
   try {
     code = body(rank, fd);
@@ -76,11 +79,13 @@ void signal_all(const JobOutcome& job, int sig) {
 
 }  // namespace
 
-JobOutcome run_job(const JobOptions& options, const RankBody& body, const std::atomic<bool>* interrupt) {
+JobOutcome run_job(const JobOptions& options, const RankBody& body,
+                   const std::atomic<bool>* interrupt) {
   const int n = options.nranks;
   JobOutcome job;
   job.ranks.resize(static_cast<std::size_t>(n));
-  std::vector<int> hub_ends(static_cast<std::size_t>(n), -1), rank_ends(static_cast<std::size_t>(n), -1);
+  std::vector<int> hub_ends(static_cast<std::size_t>(n), -1),
+      rank_ends(static_cast<std::size_t>(n), -1);
   for (int r = 0; r < n; ++r) {
     int sv[2];
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
@@ -125,7 +130,8 @@ JobOutcome run_job(const JobOptions& options, const RankBody& body, const std::a
     std::vector<pollfd> fds = hub.pollfds();
     poll(fds.data(), fds.size(), 10);
     for (int r = 0; r < n; ++r) {
-      if (fds[static_cast<std::size_t>(r)].fd >= 0 && fds[static_cast<std::size_t>(r)].revents != 0) hub.service(r);
+      if (fds[static_cast<std::size_t>(r)].fd >= 0 && fds[static_cast<std::size_t>(r)].revents != 0)
+        hub.service(r);
     }
     for (int r = 0; r < n; ++r) {
       RankOutcome& out = job.ranks[static_cast<std::size_t>(r)];
@@ -143,7 +149,8 @@ JobOutcome run_job(const JobOptions& options, const RankBody& body, const std::a
       }
     }
     const std::int64_t now = bootstrap::steady_now_ns();
-    if (options.deadline_s > 0 && !job.timed_out && now - start > static_cast<std::int64_t>(options.deadline_s * 1e9)) {
+    if (options.deadline_s > 0 && !job.timed_out &&
+        now - start > static_cast<std::int64_t>(options.deadline_s * 1e9)) {
       job.timed_out = true;
       signal_all(job, SIGKILL);
     }

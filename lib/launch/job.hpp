@@ -33,9 +33,9 @@ struct JobOutcome {
 
 struct JobOptions {
   int nranks = 1;
-  double deadline_s = 0;         // kill every rank after this long; 0: no deadline
-  bool stop_on_failure = true;   // kill the other ranks when one fails
-  double kill_grace_s = 1.0;     // SIGTERM, then SIGKILL after this long
+  double deadline_s = 0;        // kill every rank after this long; 0: no deadline
+  bool stop_on_failure = true;  // kill the other ranks when one fails
+  double kill_grace_s = 1.0;    // SIGTERM, then SIGKILL after this long
 };
 
 // Runs in the child; returns the rank's exit code. `bootstrap_fd` is the rank's end of its

@@ -4,12 +4,11 @@
 
 namespace shmcoll::segment {
 
-std::uint64_t Geometry::ranks_offset() const {
-  return sizeof(SegmentHeader) + sizeof(AbortRecord);
-}
+std::uint64_t Geometry::ranks_offset() const { return sizeof(SegmentHeader) + sizeof(AbortRecord); }
 
 std::uint64_t Geometry::rank_stride() const {
-  return (RankArea::kControlLines + std::uint64_t{slots}) * kCacheLine + std::uint64_t{slots} * slot_bytes;
+  return (RankArea::kControlLines + std::uint64_t{slots}) * kCacheLine +
+         std::uint64_t{slots} * slot_bytes;
 }
 
 std::uint64_t Geometry::total_bytes() const {

@@ -107,7 +107,9 @@ class RankArea {
       : base_(base), slots_(slots), slot_bytes_(slot_bytes) {}
   StatusLine& status() const { return *reinterpret_cast<StatusLine*>(base_); }
   WakeLine& wake() const { return *reinterpret_cast<WakeLine*>(base_ + kCacheLine); }
-  ProgressLine& progress() const { return *reinterpret_cast<ProgressLine*>(base_ + 2 * kCacheLine); }
+  ProgressLine& progress() const {
+    return *reinterpret_cast<ProgressLine*>(base_ + 2 * kCacheLine);
+  }
   SlotHeader& slot_header(std::uint32_t s) const {
     return reinterpret_cast<SlotHeader*>(base_ + kControlLines * kCacheLine)[s];
   }

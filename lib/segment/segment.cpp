@@ -117,7 +117,8 @@ Segment Segment::attach(const std::string& name, const Geometry& expected) {
   if (h.layout_hash != layout_hash()) mismatch("layout hash", h.layout_hash, layout_hash());
   if (h.nranks != expected.nranks) mismatch("team size", h.nranks, expected.nranks);
   if (h.slots != expected.slots) mismatch("slot count", h.slots, expected.slots);
-  if (h.slot_bytes != expected.slot_bytes) mismatch("slot bytes", h.slot_bytes, expected.slot_bytes);
+  if (h.slot_bytes != expected.slot_bytes)
+    mismatch("slot bytes", h.slot_bytes, expected.slot_bytes);
   if (h.ranks_offset != expected.ranks_offset()) {
     mismatch("rank area offset", h.ranks_offset, expected.ranks_offset());
   }

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -12,7 +13,8 @@ inline constexpr std::byte kUnwritten{0x5A};
 
 // The byte at position `i` of the block that `rank` owns in operation `seq`.
 inline std::byte pattern(std::uint64_t seq, int rank, std::uint64_t i) {
-  std::uint64_t x = seq * 0x9E3779B97F4A7C15ull + static_cast<std::uint64_t>(rank) * 0xBF58476D1CE4E5B9ull + i;
+  std::uint64_t x =
+      seq * 0x9E3779B97F4A7C15ull + static_cast<std::uint64_t>(rank) * 0xBF58476D1CE4E5B9ull + i;
   x ^= x >> 29;
   x *= 0x94D049BB133111EBull;
   x ^= x >> 32;
@@ -26,7 +28,7 @@ inline std::byte pattern(std::uint64_t seq, int rank, std::uint64_t i) {
 class GuardedBuffer {
  public:
   explicit GuardedBuffer(std::size_t bytes, std::size_t misalign = 0)
-      : bytes_(bytes), storage_(bytes + 2 * kPad + 64, kGuard) {
+      : bytes_(std::min(bytes, kMaxBytes)), storage_(bytes_ + 2 * kPad + 64, kGuard) {
     const auto base = reinterpret_cast<std::uintptr_t>(storage_.data()) + kPad;
     offset_ = (64 - base % 64) % 64 + misalign + kPad;
     std::fill(data(), data() + bytes_, kUnwritten);
@@ -43,6 +45,7 @@ class GuardedBuffer {
 
  private:
   static constexpr std::size_t kPad = 64;
+  static constexpr std::size_t kMaxBytes = std::size_t{1} << 40;  // far beyond any test
   std::size_t bytes_;
   std::vector<std::byte> storage_;
   std::size_t offset_ = 0;

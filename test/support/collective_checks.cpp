@@ -13,8 +13,8 @@ void fill(std::byte* p, std::uint64_t bytes, std::uint64_t seq, int owner) {
 }
 
 // Records one failure for the first wrong byte of a block.
-void expect_block(RankContext& ctx, const char* what, const std::byte* p, std::uint64_t bytes, std::uint64_t seq,
-                  int owner) {
+void expect_block(RankContext& ctx, const char* what, const std::byte* p, std::uint64_t bytes,
+                  std::uint64_t seq, int owner) {
   for (std::uint64_t i = 0; i < bytes; ++i) {
     if (p[i] != pattern(seq, owner, i)) {
       ctx.fail("%s: byte %llu of rank %d's block is %d, expected %d (seq %llu, %llu bytes)", what,
@@ -29,10 +29,16 @@ void expect_block(RankContext& ctx, const char* what, const std::byte* p, std::u
 void expect_unwritten(RankContext& ctx, const char* what, const std::byte* p, std::uint64_t bytes) {
   for (std::uint64_t i = 0; i < bytes; ++i) {
     if (p[i] != kUnwritten) {
-      ctx.fail("%s: byte %llu outside every block was written", what, static_cast<unsigned long long>(i));
+      ctx.fail("%s: byte %llu outside every block was written", what,
+               static_cast<unsigned long long>(i));
       return;
     }
   }
+}
+
+// Element counts of the layouts are never negative; clamping says so to the compiler.
+std::size_t bytes_of(Count count, std::size_t elem) {
+  return static_cast<std::size_t>(std::max<Count>(count, 0)) * elem;
 }
 
 void expect_guards(RankContext& ctx, const char* what, const GuardedBuffer& b) {
@@ -47,8 +53,8 @@ VLayout v_layout(int size, std::uint64_t seq, std::uint64_t unit) {
   l.displs.resize(static_cast<std::size_t>(size));
   for (int r = 0; r < size; ++r) {
     // 0, 1, 2 or 3 units; a zero count for some ranks in every layout of 3 or more ranks.
-    l.counts[static_cast<std::size_t>(r)] = static_cast<Count>(((static_cast<std::uint64_t>(r) * 7 + seq) % 4) * unit +
-                                                                (r % 3 == 1 ? 1 : 0));
+    l.counts[static_cast<std::size_t>(r)] = static_cast<Count>(
+        ((static_cast<std::uint64_t>(r) * 7 + seq) % 4) * unit + (r % 3 == 1 ? 1 : 0));
   }
   std::vector<int> order(static_cast<std::size_t>(size));
   std::iota(order.begin(), order.end(), 0);
@@ -89,7 +95,8 @@ void check_scatter(Team& team, RankContext& ctx, const CallSpec& s) {
       team.scatter(send.data(), count, s.type, recv.data(), count, s.type, s.root);
       expect_block(ctx, "scatter root recv", recv.data(), b, s.seq, me);
     }
-    for (int r = 0; r < n; ++r) expect_block(ctx, "scatter root send (must stay)", send.data() + r * b, b, s.seq, r);
+    for (int r = 0; r < n; ++r)
+      expect_block(ctx, "scatter root send (must stay)", send.data() + r * b, b, s.seq, r);
     expect_guards(ctx, "scatter root send", send);
     expect_guards(ctx, "scatter root recv", recv);
   } else {
@@ -115,7 +122,8 @@ void check_gather(Team& team, RankContext& ctx, const CallSpec& s) {
     } else {
       team.gather(send.data(), count, s.type, recv.data(), count, s.type, s.root);
     }
-    for (int r = 0; r < n; ++r) expect_block(ctx, "gather root recv", recv.data() + r * b, b, s.seq, r);
+    for (int r = 0; r < n; ++r)
+      expect_block(ctx, "gather root recv", recv.data() + r * b, b, s.seq, r);
     expect_guards(ctx, "gather root recv", recv);
   } else {
     team.gather(send.data(), count, s.type, nullptr, -1, kByte, s.root);
@@ -128,27 +136,31 @@ void check_scatterv(Team& team, RankContext& ctx, const CallSpec& s) {
   const int me = team.rank();
   const VLayout l = v_layout(team.size(), s.seq, s.count);
   const std::uint64_t es = s.type.size;
-  const std::uint64_t mine = static_cast<std::uint64_t>(l.counts[static_cast<std::size_t>(me)]) * es;
+  const std::uint64_t mine =
+      static_cast<std::uint64_t>(l.counts[static_cast<std::size_t>(me)]) * es;
   GuardedBuffer recv(mine, s.misalign);
   if (me == s.root) {
-    GuardedBuffer send(static_cast<std::uint64_t>(l.extent) * es, s.misalign);
+    GuardedBuffer send(bytes_of(l.extent, es), s.misalign);
     for (int r = 0; r < team.size(); ++r) {
-      fill(send.data() + l.displs[static_cast<std::size_t>(r)] * es, l.counts[static_cast<std::size_t>(r)] * es, s.seq, r);
+      fill(send.data() + l.displs[static_cast<std::size_t>(r)] * es,
+           l.counts[static_cast<std::size_t>(r)] * es, s.seq, r);
     }
     if (s.in_place) {
       team.scatterv(send.data(), l.counts, l.displs, s.type, in_place, s.root);
     } else {
-      team.scatterv(send.data(), l.counts, l.displs, s.type, recv.data(), l.counts[static_cast<std::size_t>(me)],
-                    s.type, s.root);
+      team.scatterv(send.data(), l.counts, l.displs, s.type, recv.data(),
+                    l.counts[static_cast<std::size_t>(me)], s.type, s.root);
       expect_block(ctx, "scatterv root recv", recv.data(), mine, s.seq, me);
     }
     for (int r = 0; r < team.size(); ++r) {
-      expect_block(ctx, "scatterv root send (must stay)", send.data() + l.displs[static_cast<std::size_t>(r)] * es,
+      expect_block(ctx, "scatterv root send (must stay)",
+                   send.data() + l.displs[static_cast<std::size_t>(r)] * es,
                    l.counts[static_cast<std::size_t>(r)] * es, s.seq, r);
     }
     expect_guards(ctx, "scatterv root send", send);
   } else {
-    team.scatterv(nullptr, {}, {}, kByte, recv.data(), l.counts[static_cast<std::size_t>(me)], s.type, s.root);
+    team.scatterv(nullptr, {}, {}, kByte, recv.data(), l.counts[static_cast<std::size_t>(me)],
+                  s.type, s.root);
     expect_block(ctx, "scatterv recv", recv.data(), mine, s.seq, me);
   }
   expect_guards(ctx, "scatterv recv", recv);
@@ -159,10 +171,10 @@ void check_gatherv(Team& team, RankContext& ctx, const CallSpec& s) {
   const VLayout l = v_layout(team.size(), s.seq, s.count);
   const std::uint64_t es = s.type.size;
   const Count mycount = l.counts[static_cast<std::size_t>(me)];
-  GuardedBuffer send(static_cast<std::uint64_t>(mycount) * es, s.misalign);
+  GuardedBuffer send(bytes_of(mycount, es), s.misalign);
   fill(send.data(), send.size(), s.seq, me);
   if (me == s.root) {
-    GuardedBuffer recv(static_cast<std::uint64_t>(l.extent) * es, s.misalign);
+    GuardedBuffer recv(bytes_of(l.extent, es), s.misalign);
     if (s.in_place) {
       fill(recv.data() + l.displs[static_cast<std::size_t>(me)] * es, send.size(), s.seq, me);
       team.gatherv(in_place, recv.data(), l.counts, l.displs, s.type, s.root);
@@ -175,7 +187,8 @@ void check_gatherv(Team& team, RankContext& ctx, const CallSpec& s) {
       const std::uint64_t off = l.displs[static_cast<std::size_t>(r)] * es;
       const std::uint64_t len = l.counts[static_cast<std::size_t>(r)] * es;
       expect_block(ctx, "gatherv root recv", recv.data() + off, len, s.seq, r);
-      std::fill(covered.begin() + static_cast<long>(off), covered.begin() + static_cast<long>(off + len), true);
+      std::fill(covered.begin() + static_cast<long>(off),
+                covered.begin() + static_cast<long>(off + len), true);
     }
     for (std::size_t i = 0; i < recv.size(); ++i) {
       if (!covered[i]) expect_unwritten(ctx, "gatherv root recv gap", recv.data() + i, 1);

@@ -10,12 +10,12 @@
 namespace shmcoll::test {
 
 struct CallSpec {
-  std::uint64_t seq = 0;      // selects the data pattern and the v-form layout
+  std::uint64_t seq = 0;  // selects the data pattern and the v-form layout
   int root = 0;
-  std::uint64_t count = 0;    // elements per rank (bcast: of the message; v forms: the unit)
+  std::uint64_t count = 0;  // elements per rank (bcast: of the message; v forms: the unit)
   Datatype type = kByte;
   bool in_place = false;
-  std::size_t misalign = 0;   // user buffers start this many bytes past a cache line
+  std::size_t misalign = 0;  // user buffers start this many bytes past a cache line
 };
 
 void check_bcast(Team& team, RankContext& ctx, const CallSpec& spec);
