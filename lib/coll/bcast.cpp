@@ -9,7 +9,7 @@ BcastOp::BcastOp(TeamImpl& team, void* buffer, Count count, Datatype type, int r
     : CollectiveOp(team, {Kind::kBcast, root, 0, count, type}),
       buffer_(static_cast<std::byte*>(buffer)) {
   const validate::Context ctx{Kind::kBcast, team.rank(), team.size(), root, team.slot_bytes()};
-  validate::root(ctx);
+  validate::common(ctx, false);
   sig_.bytes = validate::bytes(ctx, "count", count, type);
   validate::buffer(ctx, "buffer", buffer, sig_.bytes);
   validate::stream_length(ctx, sig_.bytes);

@@ -22,30 +22,14 @@ GatherOp::GatherOp(TeamImpl& team, const void* sendbuf, Count sendcount, Datatyp
       recvbuf_(static_cast<std::byte*>(recvbuf)),
       in_place_(in_place) {
   const validate::Context ctx{Kind::kGather, team.rank(), team.size(), root, team.slot_bytes()};
-  validate::root(ctx);
-  if (in_place && !ctx.is_root()) validate::invalid(ctx, "in_place is only allowed at the root");
+  validate::common(ctx, in_place);
+  const validate::Side whole{"recvcount", recvcount, recvtype, "recvbuf", recvbuf};
+  const validate::Side own{"sendcount", sendcount, sendtype, "sendbuf", sendbuf};
+  sig_.bytes = validate::uniform_blocks(ctx, whole, own, in_place);
   if (ctx.is_root()) {
     // The root's receive arguments define the block size; with in_place its send ones are ignored.
     sig_.count = recvcount;
     sig_.type = recvtype;
-    sig_.bytes = validate::bytes(ctx, "recvcount", recvcount, recvtype);
-    std::uint64_t total = 0;
-    if (__builtin_mul_overflow(sig_.bytes, static_cast<std::uint64_t>(team.size()), &total)) {
-      validate::invalid(ctx, "recvcount x team size overflows");
-    }
-    validate::buffer(ctx, "recvbuf", recvbuf, total);
-    if (!in_place) {
-      const std::uint64_t mine = validate::bytes(ctx, "sendcount", sendcount, sendtype);
-      if (mine != sig_.bytes) {
-        validate::invalid(
-            ctx, "sendcount x sendtype = " + std::to_string(mine) +
-                     " bytes but recvcount x recvtype = " + std::to_string(sig_.bytes) + " bytes");
-      }
-      validate::buffer(ctx, "sendbuf", sendbuf, mine);
-    }
-  } else {
-    sig_.bytes = validate::bytes(ctx, "sendcount", sendcount, sendtype);
-    validate::buffer(ctx, "sendbuf", sendbuf, sig_.bytes);
   }
   validate::stream_length(ctx, sig_.bytes);
 }

@@ -12,8 +12,7 @@ GathervOp::GathervOp(TeamImpl& team, const void* sendbuf, Count sendcount, Datat
       recvbuf_(static_cast<std::byte*>(recvbuf)),
       in_place_(in_place) {
   const validate::Context ctx{Kind::kGatherv, team.rank(), team.size(), root, team.slot_bytes()};
-  validate::root(ctx);
-  if (in_place && !ctx.is_root()) validate::invalid(ctx, "in_place is only allowed at the root");
+  validate::common(ctx, in_place);
   if (!ctx.is_root()) {
     sig_.bytes = validate::bytes(ctx, "sendcount", sendcount, sendtype);
     validate::buffer(ctx, "sendbuf", sendbuf, sig_.bytes);

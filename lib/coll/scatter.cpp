@@ -12,31 +12,15 @@ ScatterOp::ScatterOp(TeamImpl& team, const void* sendbuf, Count sendcount, Datat
       recvbuf_(static_cast<std::byte*>(recvbuf)),
       in_place_(in_place) {
   const validate::Context ctx{Kind::kScatter, team.rank(), team.size(), root, team.slot_bytes()};
-  validate::root(ctx);
-  if (in_place && !ctx.is_root()) validate::invalid(ctx, "in_place is only allowed at the root");
+  validate::common(ctx, in_place);
+  const validate::Side whole{"sendcount", sendcount, sendtype, "sendbuf", sendbuf};
+  const validate::Side own{"recvcount", recvcount, recvtype, "recvbuf", recvbuf};
+  sig_.bytes = validate::uniform_blocks(ctx, whole, own, in_place);
   if (ctx.is_root()) {
     // The root's send arguments define the block size; with in_place its receive ones are ignored.
     sig_.count = sendcount;
     sig_.type = sendtype;
-    sig_.bytes = validate::bytes(ctx, "sendcount", sendcount, sendtype);
-    std::uint64_t total = 0;
-    if (__builtin_mul_overflow(sig_.bytes, static_cast<std::uint64_t>(team.size()), &total)) {
-      validate::invalid(ctx, "sendcount x team size overflows");
-    }
-    validate::buffer(ctx, "sendbuf", sendbuf, total);
-    validate::stream_length(ctx, total);
-    if (!in_place) {
-      const std::uint64_t mine = validate::bytes(ctx, "recvcount", recvcount, recvtype);
-      if (mine != sig_.bytes) {
-        validate::invalid(
-            ctx, "recvcount x recvtype = " + std::to_string(mine) +
-                     " bytes but sendcount x sendtype = " + std::to_string(sig_.bytes) + " bytes");
-      }
-      validate::buffer(ctx, "recvbuf", recvbuf, mine);
-    }
-  } else {
-    sig_.bytes = validate::bytes(ctx, "recvcount", recvcount, recvtype);
-    validate::buffer(ctx, "recvbuf", recvbuf, sig_.bytes);
+    validate::stream_length(ctx, sig_.bytes * static_cast<std::uint64_t>(team.size()));
   }
 }
 

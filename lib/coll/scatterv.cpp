@@ -12,8 +12,7 @@ ScattervOp::ScattervOp(TeamImpl& team, const void* sendbuf, std::span<const Coun
       recvbuf_(static_cast<std::byte*>(recvbuf)),
       in_place_(in_place) {
   const validate::Context ctx{Kind::kScatterv, team.rank(), team.size(), root, team.slot_bytes()};
-  validate::root(ctx);
-  if (in_place && !ctx.is_root()) validate::invalid(ctx, "in_place is only allowed at the root");
+  validate::common(ctx, in_place);
   if (!ctx.is_root()) {
     sig_.bytes = validate::bytes(ctx, "recvcount", recvcount, recvtype);
     validate::buffer(ctx, "recvbuf", recvbuf, sig_.bytes);

@@ -34,8 +34,7 @@ std::uint64_t bytes(const Context& ctx, const char* count_name, Count count, Dat
     invalid(ctx, std::string(count_name) + " = " + std::to_string(count) + " is negative");
   if (type.size == 0) invalid(ctx, std::string("the datatype of ") + count_name + " has size 0");
   std::uint64_t b = 0;
-  if (__builtin_mul_overflow(static_cast<std::uint64_t>(count), type.size, &b) ||
-      b > kMaxBytes) {
+  if (__builtin_mul_overflow(static_cast<std::uint64_t>(count), type.size, &b) || b > kMaxBytes) {
     invalid(ctx, std::string(count_name) + " = " + std::to_string(count) + " of " +
                      std::to_string(type.size) + "-byte " + type.name +
                      " overflows the byte count");
@@ -58,6 +57,36 @@ void stream_length(const Context& ctx, std::uint64_t bytes) {
                      std::to_string(sync::kMaxChunks) +
                      " an operation can number; raise SHMCOLL_SLOT_BYTES");
   }
+}
+
+void common(const Context& ctx, bool in_place) {
+  root(ctx);
+  if (in_place && !ctx.is_root()) invalid(ctx, "in_place is only allowed at the root");
+}
+
+std::uint64_t uniform_blocks(const Context& ctx, const Side& whole, const Side& own,
+                             bool in_place) {
+  if (!ctx.is_root()) {
+    const std::uint64_t b = bytes(ctx, own.count_name, own.count, own.type);
+    buffer(ctx, own.buffer_name, own.buffer, b);
+    return b;
+  }
+  const std::uint64_t b = bytes(ctx, whole.count_name, whole.count, whole.type);
+  std::uint64_t total = 0;
+  if (__builtin_mul_overflow(b, static_cast<std::uint64_t>(ctx.size), &total) ||
+      total > kMaxBytes) {
+    invalid(ctx, concat(whole.count_name, " x team size overflows"));
+  }
+  buffer(ctx, whole.buffer_name, whole.buffer, total);
+  if (!in_place) {
+    const std::uint64_t mine = bytes(ctx, own.count_name, own.count, own.type);
+    if (mine != b) {
+      invalid(ctx, concat(own.count_name, " x datatype = ", mine, " bytes but ", whole.count_name,
+                          " x datatype = ", b, " bytes"));
+    }
+    buffer(ctx, own.buffer_name, own.buffer, mine);
+  }
+  return b;
 }
 
 std::vector<Block> blocks(const Context& ctx, const char* counts_name,

@@ -32,6 +32,23 @@ void buffer(const Context& ctx, const char* name, const void* p, std::uint64_t b
 // A stream of `bytes` must fit in the chunk counter.
 void stream_length(const Context& ctx, std::uint64_t bytes);
 
+// The start every collective shares: the root is in range, and in_place is used at the root only.
+void common(const Context& ctx, bool in_place);
+
+// One side of a scatter or gather call: a count, a datatype and a buffer, with their names.
+struct Side {
+  const char* count_name;
+  Count count;
+  Datatype type;
+  const char* buffer_name;
+  const void* buffer;
+};
+// scatter/gather: `whole` is the root's buffer of size() blocks (scatter's send side,
+// gather's receive side), `own` a rank's single block. The root's `whole` defines the block
+// size, and its `own` must match it unless in_place; elsewhere `own` alone counts. Returns the
+// bytes of one block.
+std::uint64_t uniform_blocks(const Context& ctx, const Side& whole, const Side& own, bool in_place);
+
 // One rank's block of a v-form buffer, in bytes from the buffer's start.
 struct Block {
   std::uint64_t offset = 0;
