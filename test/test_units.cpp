@@ -105,6 +105,45 @@ TEST_CASE("scatter stream: every byte of every block is filled once and read by 
   }
 }
 
+TEST_CASE("scatter stream, equal blocks: the arithmetic plan places blocks as the general rule") {
+  for (int n : {1, 2, 5, 16}) {
+    for (std::uint64_t b : {0ull, 1ull, 8ull, 255ull, 256ull, 1000ull, 3000ull}) {
+      for (int root : {0, n / 2, n - 1}) {
+        CAPTURE(n);
+        CAPTURE(b);
+        CAPTURE(root);
+        std::vector<std::byte> send(b * static_cast<std::uint64_t>(n));
+        for (std::size_t i = 0; i < send.size(); ++i)
+          send[i] = std::byte(static_cast<unsigned char>(i * 13 + 1));
+        ScatterRootStream uniform, general;
+        uniform.plan_uniform(root, n, send.data(), b);
+        general.plan(root, n, false, [&](int r) { return std::pair(send.data() + r * b, b); });
+        REQUIRE(uniform.bytes() == general.bytes());
+        const StreamShape shape{uniform.bytes(), 1024};
+        std::vector<std::byte> a(uniform.bytes()), g(general.bytes());
+        for (std::uint64_t c = 0; c < shape.chunks(); ++c) {
+          const std::uint64_t lo = shape.chunk_begin(c), len = shape.chunk_end(c) - lo;
+          uniform.fill(a.data() + lo, lo, len);
+          general.fill(g.data() + lo, lo, len);
+          std::vector<int> ru, rg;
+          uniform.readers(shape, c, ru);
+          general.readers(shape, c, rg);
+          CHECK(ru == rg);
+        }
+        for (int r = 0; r < n; ++r) {
+          if (r == root || b == 0) continue;
+          const std::uint64_t at =
+              static_cast<std::uint64_t>(r < root ? r : r - 1) * uniform_stride(b);
+          CHECK(std::equal(a.begin() + static_cast<long>(at), a.begin() + static_cast<long>(at + b),
+                           send.begin() + static_cast<long>(r * b)));
+          CHECK(std::equal(a.begin() + static_cast<long>(at), a.begin() + static_cast<long>(at + b),
+                           g.begin() + static_cast<long>(at)));
+        }
+      }
+    }
+  }
+}
+
 TEST_CASE("validation: messages name the collective, the rank, the argument and the value") {
   const validate::Context ctx{Kind::kScatterv, 2, 4, 0, 1024};
   auto message = [](auto&& f) -> std::string {

@@ -31,7 +31,7 @@ bool ScatterOp::advance_data(sync::WaitTarget& blocked_on) {
   if (me == sig_.root) {
     if (!started_) {
       if (!in_place_) copy::copy_bytes(recvbuf_, sendbuf_ + me * b, b);
-      plan_.plan(sig_.root, n, false, [&](int r) { return std::pair(sendbuf_ + r * b, b); });
+      plan_.plan_uniform(sig_.root, n, sendbuf_, b);
       writer_.start(op_, Kind::kScatter, sig_.root, plan_.bytes(), team_.slot_bytes());
       started_ = true;
     }
@@ -44,14 +44,10 @@ bool ScatterOp::advance_data(sync::WaitTarget& blocked_on) {
     return writer_.pump(team_, fill, readers, blocked_on);
   }
   if (!started_) {
-    // Same placement rule as ScatterRootStream::plan, computed from the common block size.
-    std::uint64_t offset = 0, end = 0;
-    for (int r = 0; r < n; ++r) {
-      if (r == sig_.root) continue;
-      const std::uint64_t at = place_block(end, b);
-      if (r == me) offset = at;
-      end = at + b;
-    }
+    // The root's uniform plan, computed from the common block size.
+    const auto index = static_cast<std::uint64_t>(me < sig_.root ? me : me - 1);
+    const std::uint64_t offset = index * uniform_stride(b);
+    const std::uint64_t end = uniform_stream_bytes(static_cast<std::uint64_t>(n - 1), b);
     reader_.start(
         {sig_.root, op_, Kind::kScatter, sig_.root, end, true, "(team size - 1) x recvcount"},
         team_.slot_bytes(), offset, offset + b, recvbuf_);

@@ -9,6 +9,16 @@ namespace shmcoll {
 
 void ScatterRootStream::fill(std::byte* dst, std::uint64_t offset, std::uint64_t length) {
   const std::uint64_t end = offset + length;
+  if (uniform_.nranks > 0) {
+    for (std::uint64_t i = offset / uniform_.stride; i * uniform_.stride < end; ++i) {
+      const std::uint64_t at = i * uniform_.stride;
+      const std::uint64_t lo = std::max(offset, at), hi = std::min(end, at + uniform_.bytes);
+      const std::byte* src =
+          uniform_.base + static_cast<std::uint64_t>(rank_at(i)) * uniform_.bytes;
+      if (lo < hi) copy::copy_bytes(dst + (lo - offset), src + (lo - at), hi - lo);
+    }
+    return;
+  }
   if (offset < table_bytes_) {
     const std::uint64_t n = std::min(end, table_bytes_) - offset;
     std::memcpy(dst, reinterpret_cast<const std::byte*>(table_.data()) + offset, n);
@@ -29,6 +39,12 @@ void ScatterRootStream::fill(std::byte* dst, std::uint64_t offset, std::uint64_t
 void ScatterRootStream::readers(const StreamShape& shape, std::uint64_t chunk,
                                 std::vector<int>& out) const {
   const std::uint64_t lo = shape.chunk_begin(chunk), hi = shape.chunk_end(chunk);
+  if (uniform_.nranks > 0) {
+    for (std::uint64_t i = lo / uniform_.stride; i * uniform_.stride < hi; ++i) {
+      if (lo < i * uniform_.stride + uniform_.bytes) out.push_back(rank_at(i));  // not padding only
+    }
+    return;
+  }
   // Ranks whose table entry lies in the chunk read it (they read every entry's chunk, even
   // with a zero-byte block, to check the root's count against their own).
   if (lo < table_bytes_) {

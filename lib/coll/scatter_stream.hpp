@@ -23,6 +23,13 @@ inline std::uint64_t place_block(std::uint64_t end, std::uint64_t bytes) {
   return bytes >= 256 ? (end + 63) / 64 * 64 : end;
 }
 
+// The same rule for equal blocks (scatter): block i of `bytes` starts at i * stride, and a
+// stream of `blocks` of them is this long.
+inline std::uint64_t uniform_stride(std::uint64_t bytes) { return place_block(bytes, bytes); }
+inline std::uint64_t uniform_stream_bytes(std::uint64_t blocks, std::uint64_t bytes) {
+  return blocks == 0 ? 0 : (blocks - 1) * uniform_stride(bytes) + bytes;
+}
+
 class ScatterRootStream {
  public:
   struct Piece {
@@ -37,6 +44,7 @@ class ScatterRootStream {
   template <class BlockOf>
   void plan(int root, int nranks, bool with_table, BlockOf&& block_of) {
     root_ = root;
+    uniform_.nranks = 0;
     table_.assign(with_table ? static_cast<std::size_t>(nranks) : 0, ScatterTableEntry{});
     table_bytes_ = table_.size() * sizeof(ScatterTableEntry);
     pieces_.clear();
@@ -53,12 +61,33 @@ class ScatterRootStream {
     total_ = end;
     fill_cursor_ = 0;
   }
+  // Equal blocks of `bytes`, rank r's at base + r * bytes: positions follow arithmetically, so
+  // nothing is allocated per call.
+  void plan_uniform(int root, int nranks, const std::byte* base, std::uint64_t bytes) {
+    root_ = root;
+    uniform_ = {base, bytes, uniform_stride(bytes), nranks};
+    pieces_.clear();
+    table_.clear();
+    table_bytes_ = 0;
+    total_ = uniform_stream_bytes(static_cast<std::uint64_t>(nranks - 1), bytes);
+  }
   std::uint64_t bytes() const { return total_; }
   void fill(std::byte* dst, std::uint64_t offset, std::uint64_t length);
   void readers(const StreamShape& shape, std::uint64_t chunk, std::vector<int>& out) const;
 
  private:
+  struct Uniform {
+    const std::byte* base = nullptr;
+    std::uint64_t bytes = 0, stride = 0;
+    int nranks = 0;  // 0: the plan is not uniform
+  };
+  // Stream position i holds rank i, or i + 1 from the root on (the root sends itself nothing).
+  int rank_at(std::uint64_t i) const {
+    return static_cast<int>(i) + (static_cast<int>(i) >= root_);
+  }
+
   int root_ = 0;
+  Uniform uniform_;
   std::vector<Piece> pieces_;
   std::vector<ScatterTableEntry> table_;
   std::uint64_t table_bytes_ = 0;
