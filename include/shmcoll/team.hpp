@@ -11,9 +11,11 @@
 #include <cstddef>
 #include <memory>
 #include <span>
+#include <string>
 
 #include "shmcoll/bootstrap.hpp"
 #include "shmcoll/datatype.hpp"
+#include "shmcoll/error.hpp"
 #include "shmcoll/options.hpp"
 
 namespace shmcoll {
@@ -37,6 +39,11 @@ class Team {
   std::size_t segment_bytes() const;
 
   void barrier();
+
+  // Ends the team for every rank with this error, as if a collective had raised it here: the
+  // other ranks' current or next call raises it. For errors the caller found outside shmcoll
+  // (an MPI datatype it could not read, say) that would otherwise leave the others waiting.
+  void abort(Status status, const std::string& message);
 
   // ---- raw forms (MPI argument order) ----
   void bcast(void* buffer, Count count, Datatype type, int root);

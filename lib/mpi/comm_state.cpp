@@ -1,0 +1,186 @@
+// The per-communicator decision and team cache. The state lives in a communicator attribute
+// whose delete callback destroys it, so MPI_Comm_free and MPI_Finalize release the team; dups
+// start without one (MPI_COMM_NULL_COPY_FN) and decide again lazily.
+#include <cstdio>
+#include <mutex>
+
+#include "mpi/mpi_bootstrap.hpp"
+#include "mpi/plugin.hpp"
+#include "segment/layout.hpp"
+
+namespace shmcoll::mpi {
+namespace {
+
+const char* coll_env_name(Coll c) {
+  switch (c) {
+    case Coll::kBcast: return "SHMCOLL_MPI_BCAST";
+    case Coll::kScatter: return "SHMCOLL_MPI_SCATTER";
+    case Coll::kScatterv: return "SHMCOLL_MPI_SCATTERV";
+    case Coll::kGather: return "SHMCOLL_MPI_GATHER";
+    case Coll::kGatherv: return "SHMCOLL_MPI_GATHERV";
+    case Coll::kCount: break;
+  }
+  return "?";
+}
+
+std::atomic<std::uint64_t> g_segment_bytes{0};  // shared memory of this process's live teams
+
+int delete_state(MPI_Comm, int, void* value, void*) {
+  delete static_cast<CommState*>(value);
+  return MPI_SUCCESS;
+}
+
+int keyval() {
+  // Created on first use (after MPI_Init); std::call_once makes it safe under THREAD_MULTIPLE.
+  static int key = MPI_KEYVAL_INVALID;
+  static std::once_flag once;
+  std::call_once(once, [] { PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_state, &key, nullptr); });
+  return key;
+}
+
+CommState* state_of(MPI_Comm comm) {
+  void* value = nullptr;
+  int found = 0;
+  PMPI_Comm_get_attr(comm, keyval(), &value, &found);
+  if (found) return static_cast<CommState*>(value);
+  auto* state = new CommState;
+  PMPI_Comm_set_attr(comm, keyval(), state);
+  return state;
+}
+
+std::uint64_t segment_bytes_for(int ranks, const Options& o) {
+  segment::Geometry g;
+  g.nranks = static_cast<std::uint32_t>(ranks);
+  g.slots = static_cast<std::uint32_t>(o.slots);
+  g.slot_bytes = (o.slot_bytes + segment::kCacheLine - 1) / segment::kCacheLine * segment::kCacheLine;
+  return g.total_bytes();
+}
+
+// Collective over comm. Every rank reaches the same verdict: the inputs are either the same on
+// every rank or combined with an allreduce.
+void decide(MPI_Comm comm, CommState& state) {
+  auto fall_back = [&](std::string why) {
+    state.mode = CommState::Mode::kFallback;
+    state.fallback_reason = std::move(why);
+  };
+  if (!config().enabled) return fall_back("SHMCOLL_ENABLE=0");
+  int inter = 0;
+  PMPI_Comm_test_inter(comm, &inter);
+  if (inter) return fall_back("intercommunicator");
+  int size = 0;
+  PMPI_Comm_size(comm, &size);
+  MPI_Comm node = MPI_COMM_NULL;
+  PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  int node_size = 0;
+  PMPI_Comm_size(node, &node_size);
+  PMPI_Comm_free(&node);
+  if (node_size != size) return fall_back("communicator spans more than one node");
+
+  Options options;
+  try {
+    options = Options::from_env();
+  } catch (const Error& e) {
+    return fall_back(std::string("bad configuration: ") + e.what());
+  }
+  const std::uint64_t bytes = segment_bytes_for(size, options);
+  int fits = g_segment_bytes.load() + bytes <= config().budget_bytes ? 1 : 0;
+  int all_fit = 0;
+  PMPI_Allreduce(&fits, &all_fit, 1, MPI_INT, MPI_MIN, comm);
+  if (!all_fit) {
+    return fall_back("the shared-memory budget (SHMCOLL_MPI_BUDGET=" + std::to_string(config().budget_bytes) +
+                     " bytes) is used up");
+  }
+  try {
+    MpiBootstrap bootstrap(comm);
+    state.team = std::make_unique<Team>(bootstrap, options);
+  } catch (const Error& e) {
+    // Team formation fails on every rank alike (its verdicts are exchanged), so the fallback
+    // is collective too.
+    return fall_back(std::string("team formation failed: ") + e.what());
+  }
+  state.segment_bytes = bytes;
+  g_segment_bytes += bytes;
+  state.mode = CommState::Mode::kShmcoll;
+}
+
+}  // namespace
+
+CommState::~CommState() {
+  if (team) g_segment_bytes -= segment_bytes;
+}
+
+Call::Call(const char* function, Coll coll, MPI_Comm comm) : function_(function), comm_(comm) {
+  if (comm == MPI_COMM_NULL) return;  // PMPI reports it
+  state_ = state_of(comm);
+  if (state_->mode == CommState::Mode::kUndecided) decide(comm, *state_);
+  if (state_->mode == CommState::Mode::kFallback) {
+    log_once("falls back to PMPI: " + state_->fallback_reason);
+    stats().fallback++;
+    return;
+  }
+  if (!config().coll_enabled[static_cast<int>(coll)]) {
+    log_once(std::string("falls back to PMPI: ") + coll_env_name(coll) + "=0");
+    stats().fallback++;
+    return;
+  }
+  if (!state_->team) {
+    // A previous error left the team unusable; form a new one (collective, like the error was).
+    state_->mode = CommState::Mode::kUndecided;
+    decide(comm, *state_);
+    if (state_->mode != CommState::Mode::kShmcoll) {
+      stats().fallback++;
+      return;
+    }
+  }
+  log_once("served by shmcoll");
+  team_ = state_->team.get();
+  stats().served++;
+}
+
+void Call::log_once(const std::string& reason) {
+  if (!config().verbose || state_ == nullptr || !state_->logged.insert(reason).second) return;
+  int rank = 0, size = 0;
+  PMPI_Comm_rank(comm_, &rank);
+  PMPI_Comm_size(comm_, &size);
+  if (rank != 0) return;
+  char name[MPI_MAX_OBJECT_NAME] = {};
+  int len = 0;
+  PMPI_Comm_get_name(comm_, name, &len);
+  std::fprintf(stderr, "shmcoll-mpi: %s on %s (%d ranks) %s\n", function_, len > 0 ? name : "a communicator",
+               size, reason.c_str());
+}
+
+int Call::fail(const std::exception& e) {
+  const auto* error = dynamic_cast<const Error*>(&e);
+  const Status status = error ? error->status() : Status::kInternal;
+  int code = MPI_ERR_OTHER;
+  switch (status) {
+    case Status::kInvalidArgument: code = MPI_ERR_ARG; break;
+    case Status::kInternal: code = MPI_ERR_INTERN; break;
+    default: code = MPI_ERR_OTHER; break;
+  }
+  // The team is unusable after an error on any rank; the next call forms a new one.
+  if (state_ != nullptr && state_->team) {
+    state_->team.reset();
+    g_segment_bytes -= state_->segment_bytes;
+    state_->segment_bytes = 0;
+  }
+  MPI_Errhandler handler = MPI_ERRHANDLER_NULL;
+  PMPI_Comm_get_errhandler(comm_, &handler);
+  const bool fatal = handler == MPI_ERRORS_ARE_FATAL;
+  if (handler != MPI_ERRHANDLER_NULL) PMPI_Errhandler_free(&handler);
+  if (fatal || config().verbose) std::fprintf(stderr, "shmcoll-mpi: %s: %s\n", function_, e.what());
+  PMPI_Comm_call_errhandler(comm_, code);
+  return code;
+}
+
+void release_predefined_communicators() {
+  for (MPI_Comm comm : {MPI_COMM_WORLD, MPI_COMM_SELF}) {
+    void* value = nullptr;
+    int found = 0;
+    PMPI_Comm_get_attr(comm, keyval(), &value, &found);
+    if (found) PMPI_Comm_delete_attr(comm, keyval());
+  }
+}
+
+}  // namespace shmcoll::mpi

@@ -1,0 +1,27 @@
+// MPI_Finalize: release the teams of the predefined communicators first, and print the
+// served/fallback counts in verbose mode.
+#include <cstdio>
+
+#include "mpi/plugin.hpp"
+
+extern "C" int MPI_Finalize() {
+  using namespace shmcoll::mpi;
+  try {
+    int rank = 0;
+    PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (config().verbose && rank == 0) {
+      std::fprintf(stderr, "shmcoll-mpi: rank 0 served %llu calls, %llu went to PMPI\n",
+                   static_cast<unsigned long long>(stats().served.load()),
+                   static_cast<unsigned long long>(stats().fallback.load()));
+    }
+    release_predefined_communicators();
+  } catch (...) {
+  }
+  return PMPI_Finalize();
+}
+
+// For tests and tools: how many calls this process served through shmcoll and sent to PMPI.
+extern "C" void shmcoll_mpi_stats(unsigned long long* served, unsigned long long* fallback) {
+  *served = shmcoll::mpi::stats().served.load();
+  *fallback = shmcoll::mpi::stats().fallback.load();
+}

@@ -1,0 +1,73 @@
+// Internals of the PMPI interposition plugin. Only the files under lib/mpi include <mpi.h>; the
+// plugin is compiled once per MPI (their ABIs differ) into libshmcoll_mpi_<mpi>.so.
+//
+// Which path serves a call is decided per communicator, collectively, the first time the
+// communicator is used for one of the five collectives: every rank then takes the same path.
+// What depends on one rank's own arguments (a non-contiguous datatype) is handled locally by
+// packing, never by switching paths, so ranks may use different type maps.
+#pragma once
+
+#include <mpi.h>
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <set>
+#include <string>
+
+#include "shmcoll/shmcoll.hpp"
+
+namespace shmcoll::mpi {
+
+enum class Coll { kBcast, kScatter, kScatterv, kGather, kGatherv, kCount };
+
+// Read once from the environment (SHMCOLL_ENABLE, SHMCOLL_MPI_<COLL>, SHMCOLL_MPI_VERBOSE,
+// SHMCOLL_MPI_BUDGET); see the README's MPI section.
+struct PluginConfig {
+  bool enabled = true;
+  bool coll_enabled[static_cast<int>(Coll::kCount)] = {true, true, true, true, true};
+  bool verbose = false;
+  std::uint64_t budget_bytes = std::uint64_t{1} << 30;  // shared memory of this process's teams
+};
+const PluginConfig& config();
+
+// What the plugin knows about one communicator; owned by the communicator's attribute.
+struct CommState {
+  enum class Mode { kUndecided, kShmcoll, kFallback };
+  Mode mode = Mode::kUndecided;
+  std::string fallback_reason;
+  std::unique_ptr<Team> team;
+  std::uint64_t segment_bytes = 0;
+  std::set<std::string> logged;  // reasons already logged for this communicator
+  ~CommState();
+};
+
+// The state of one intercepted call: decides (once per communicator) and exposes the team, or
+// nullptr when the call goes to PMPI.
+class Call {
+ public:
+  Call(const char* function, Coll coll, MPI_Comm comm);
+  Team* team() const { return team_; }
+  // Reports a shmcoll error through the communicator's error handler; returns the MPI code.
+  int fail(const std::exception& e);
+  // Logs once per communicator and reason, in verbose mode.
+  void log_once(const std::string& reason);
+
+ private:
+  const char* function_;
+  MPI_Comm comm_;
+  CommState* state_ = nullptr;
+  Team* team_ = nullptr;
+};
+
+// Counters of served and fallen-back calls, for tests and the verbose summary.
+struct Stats {
+  std::atomic<std::uint64_t> served{0};
+  std::atomic<std::uint64_t> fallback{0};
+};
+Stats& stats();
+
+// Releases the teams of MPI_COMM_WORLD and MPI_COMM_SELF (called before PMPI_Finalize).
+void release_predefined_communicators();
+
+}  // namespace shmcoll::mpi

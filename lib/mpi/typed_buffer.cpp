@@ -1,0 +1,149 @@
+#include "mpi/typed_buffer.hpp"
+
+#include <climits>
+
+namespace shmcoll::mpi {
+
+int type_info(MPI_Datatype type, TypeInfo& info) {
+  if (int rc = PMPI_Type_size(type, &info.size); rc != MPI_SUCCESS) return rc;
+  MPI_Aint lb = 0, true_lb = 0, true_extent = 0;
+  PMPI_Type_get_extent(type, &lb, &info.extent);
+  PMPI_Type_get_true_extent(type, &true_lb, &true_extent);
+  info.contiguous = info.size > 0 && lb == 0 && true_lb == 0 && info.extent == info.size &&
+                    true_extent == info.size;
+  char name[MPI_MAX_OBJECT_NAME] = {};
+  int len = 0;
+  PMPI_Type_get_name(type, name, &len);
+  info.name = len > 0 ? name : "MPI datatype";
+  return MPI_SUCCESS;
+}
+
+namespace {
+// Bytes of `count` elements for a packing buffer; negative counts are left to shmcoll's checks.
+std::size_t packed_bytes(int count, const TypeInfo& info) {
+  return count > 0 ? static_cast<std::size_t>(count) * static_cast<std::size_t>(info.size) : 0;
+}
+}  // namespace
+
+int SendView::init(const void* buf, int count, MPI_Datatype type, MPI_Comm comm) {
+  if (int rc = type_info(type, info_); rc != MPI_SUCCESS) return rc;
+  if (info_.contiguous || count <= 0) {
+    data_ = buf;
+    count_ = info_.contiguous ? count : (count < 0 ? count : 0);
+    return MPI_SUCCESS;
+  }
+  packed_.resize(packed_bytes(count, info_));
+  int position = 0;
+  if (int rc = PMPI_Pack(buf, count, type, packed_.data(), static_cast<int>(packed_.size()), &position, comm);
+      rc != MPI_SUCCESS) {
+    return rc;
+  }
+  data_ = packed_.data();
+  count_ = position;
+  return MPI_SUCCESS;
+}
+
+int RecvView::init(void* buf, int count, MPI_Datatype type) {
+  if (int rc = type_info(type, info_); rc != MPI_SUCCESS) return rc;
+  user_ = buf;
+  user_count_ = count;
+  type_ = type;
+  if (info_.contiguous || count <= 0) {
+    data_ = buf;
+    count_ = info_.contiguous ? count : (count < 0 ? count : 0);
+    return MPI_SUCCESS;
+  }
+  temp_.resize(packed_bytes(count, info_));
+  data_ = temp_.data();
+  count_ = static_cast<Count>(temp_.size());
+  return MPI_SUCCESS;
+}
+
+int RecvView::preload(int first, int count, MPI_Comm comm) {
+  if (temp_.empty() || count <= 0) return MPI_SUCCESS;
+  int position = first * info_.size;
+  const auto* block = static_cast<const std::byte*>(user_) + static_cast<MPI_Aint>(first) * info_.extent;
+  return PMPI_Pack(block, count, type_, temp_.data(), static_cast<int>(temp_.size()), &position, comm);
+}
+
+int RecvView::finish(MPI_Comm comm) {
+  if (temp_.empty()) return MPI_SUCCESS;
+  int position = 0;
+  return PMPI_Unpack(temp_.data(), static_cast<int>(temp_.size()), &position, user_, user_count_, type_, comm);
+}
+
+int VBlocks::plan(const int* counts, const int* displs, MPI_Datatype type, int nranks) {
+  if (int rc = type_info(type, info_); rc != MPI_SUCCESS) return rc;
+  type_ = type;
+  user_counts_ = counts;
+  user_displs_ = displs;
+  counts_.resize(static_cast<std::size_t>(nranks));
+  displs_.resize(static_cast<std::size_t>(nranks));
+  Count packed = 0;
+  for (int r = 0; r < nranks; ++r) {
+    const auto i = static_cast<std::size_t>(r);
+    if (info_.contiguous) {
+      counts_[i] = counts[r];
+      displs_[i] = displs[r];
+    } else {
+      // Packed blocks sit one after another; shmcoll's checks see the user's sign errors.
+      counts_[i] = counts[r] < 0 ? counts[r] : Count{counts[r]} * info_.size;
+      displs_[i] = displs[r] < 0 ? displs[r] : packed;
+      packed += counts[r] > 0 ? Count{counts[r]} * info_.size : 0;
+    }
+  }
+  if (!info_.contiguous) temp_.resize(static_cast<std::size_t>(packed));
+  return MPI_SUCCESS;
+}
+
+int VBlocks::init_send(const void* buf, const int* counts, const int* displs, MPI_Datatype type, int nranks,
+                       MPI_Comm comm) {
+  if (int rc = plan(counts, displs, type, nranks); rc != MPI_SUCCESS) return rc;
+  if (info_.contiguous) {
+    data_ = const_cast<void*>(buf);  // shmcoll only reads it
+    return MPI_SUCCESS;
+  }
+  for (int r = 0; r < nranks; ++r) {
+    if (counts[r] <= 0 || displs[r] < 0) continue;
+    int position = static_cast<int>(displs_[static_cast<std::size_t>(r)]);
+    const auto* block = static_cast<const std::byte*>(buf) + static_cast<MPI_Aint>(displs[r]) * info_.extent;
+    if (int rc = PMPI_Pack(block, counts[r], type, temp_.data(), static_cast<int>(temp_.size()), &position, comm);
+        rc != MPI_SUCCESS) {
+      return rc;
+    }
+  }
+  data_ = temp_.data();
+  return MPI_SUCCESS;
+}
+
+int VBlocks::init_recv(void* buf, const int* counts, const int* displs, MPI_Datatype type, int nranks) {
+  if (int rc = plan(counts, displs, type, nranks); rc != MPI_SUCCESS) return rc;
+  user_ = buf;
+  data_ = info_.contiguous ? buf : temp_.data();
+  return MPI_SUCCESS;
+}
+
+int VBlocks::preload(int rank, MPI_Comm comm) {
+  const auto r = static_cast<std::size_t>(rank);
+  if (info_.contiguous || user_counts_[r] <= 0 || user_displs_[r] < 0) return MPI_SUCCESS;
+  int position = static_cast<int>(displs_[r]);
+  const auto* block = static_cast<const std::byte*>(user_) + static_cast<MPI_Aint>(user_displs_[r]) * info_.extent;
+  return PMPI_Pack(block, user_counts_[r], type_, temp_.data(), static_cast<int>(temp_.size()), &position, comm);
+}
+
+int VBlocks::finish_recv(MPI_Comm comm) {
+  if (info_.contiguous) return MPI_SUCCESS;
+  for (std::size_t r = 0; r < counts_.size(); ++r) {
+    if (user_counts_[r] <= 0 || user_displs_[r] < 0) continue;
+    int position = static_cast<int>(displs_[r]);
+    auto* block = static_cast<std::byte*>(user_) + static_cast<MPI_Aint>(user_displs_[r]) * info_.extent;
+    if (int rc = PMPI_Unpack(temp_.data(), static_cast<int>(temp_.size()), &position, block, user_counts_[r], type_,
+                             comm);
+        rc != MPI_SUCCESS) {
+      return rc;
+    }
+  }
+  return MPI_SUCCESS;
+}
+
+}  // namespace shmcoll::mpi

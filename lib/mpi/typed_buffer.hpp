@@ -1,0 +1,96 @@
+// User buffers described by MPI datatypes, seen by shmcoll as contiguous elements.
+//
+// A contiguous datatype (lower bound 0, extent = true extent = size) is passed through as
+// elements of `size` bytes. Any other datatype is packed into (or unpacked from) a temporary
+// buffer with PMPI_Pack / PMPI_Unpack, whose bytes are the type signature in order; both MPIs
+// pack native data without headers, so the byte counts match the other side's whatever type
+// map it used.
+#pragma once
+
+#include <mpi.h>
+
+#include <string>
+#include <vector>
+
+#include "shmcoll/datatype.hpp"
+
+namespace shmcoll::mpi {
+
+struct TypeInfo {
+  int size = 0;
+  MPI_Aint extent = 0;
+  bool contiguous = false;
+  std::string name;
+  // Valid only while this TypeInfo lives.
+  Datatype element() const { return contiguous ? Datatype{static_cast<std::size_t>(size), name.c_str()} : kByte; }
+};
+// Returns an MPI error code (MPI_SUCCESS when `info` is filled).
+int type_info(MPI_Datatype type, TypeInfo& info);
+
+// `count` elements at `buf`: as shmcoll sees them (data, count, element).
+class SendView {
+ public:
+  int init(const void* buf, int count, MPI_Datatype type, MPI_Comm comm);
+  const void* data() const { return data_; }
+  Count count() const { return count_; }
+  Datatype element() const { return info_.element(); }
+
+ private:
+  TypeInfo info_;
+  const void* data_ = nullptr;
+  Count count_ = 0;
+  std::vector<std::byte> packed_;
+};
+
+class RecvView {
+ public:
+  int init(void* buf, int count, MPI_Datatype type);
+  void* data() { return data_; }
+  Count count() const { return count_; }
+  Datatype element() const { return info_.element(); }
+  // With a temporary: copies elements [first, first + count) of the user's buffer into it, so
+  // that finish() writes them back unchanged (the root's own block under MPI_IN_PLACE).
+  int preload(int first, int count, MPI_Comm comm);
+  // Unpacks into the user's buffer when a temporary was used. Call after the collective.
+  int finish(MPI_Comm comm);
+
+ private:
+  TypeInfo info_;
+  void* user_ = nullptr;
+  int user_count_ = 0;
+  MPI_Datatype type_ = MPI_DATATYPE_NULL;
+  void* data_ = nullptr;
+  Count count_ = 0;
+  std::vector<std::byte> temp_;
+};
+
+// The root's buffer of scatterv or gatherv: counts and displacements in shmcoll elements.
+class VBlocks {
+ public:
+  // scatterv: packs each block of a non-contiguous type; gatherv: prepares a temporary.
+  int init_send(const void* buf, const int* counts, const int* displs, MPI_Datatype type, int nranks,
+                MPI_Comm comm);
+  int init_recv(void* buf, const int* counts, const int* displs, MPI_Datatype type, int nranks);
+  // gatherv with a temporary: copies rank r's block of the user's buffer into it (the root's
+  // own block under MPI_IN_PLACE), so that finish_recv() writes it back unchanged.
+  int preload(int rank, MPI_Comm comm);
+  // gatherv: unpacks every block into the user's buffer when a temporary was used.
+  int finish_recv(MPI_Comm comm);
+  void* data() { return data_; }
+  const std::vector<Count>& counts() const { return counts_; }
+  const std::vector<Count>& displs() const { return displs_; }
+  Datatype element() const { return info_.element(); }
+
+ private:
+  int plan(const int* counts, const int* displs, MPI_Datatype type, int nranks);
+  TypeInfo info_;
+  void* data_ = nullptr;
+  std::vector<Count> counts_, displs_;
+  std::vector<std::byte> temp_;
+  void* user_ = nullptr;
+  const int* user_counts_ = nullptr;
+  const int* user_displs_ = nullptr;
+  MPI_Datatype type_ = MPI_DATATYPE_NULL;
+};
+
+}  // namespace shmcoll::mpi
