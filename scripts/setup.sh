@@ -10,6 +10,8 @@ packages=(
   libnuma-dev           # NUMA memory placement
   doctest-dev           # unit and multi-process tests
   libbenchmark-dev      # copy-kernel micro-benchmarks
+  libopenmpi-dev openmpi-bin   # the MPI plugin for Open MPI, its tests and comparisons
+  libmpich-dev mpich           # the MPI plugin for MPICH, its tests and comparisons
 )
 
 missing=()

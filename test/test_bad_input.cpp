@@ -329,3 +329,20 @@ TEST_CASE("signatures are compared in bytes: different datatypes with equal byte
 }
 
 }  // namespace shmcoll::test
+
+namespace shmcoll::test {
+
+TEST_CASE("bad input: a receiver that expects nothing from a multi-chunk scatterv") {
+  // The root sends rank 1 several slots' worth while rank 1 expects 0 bytes: the root must not
+  // wait for acknowledgements that will never come, and every rank must get the error.
+  run_case({"scatterv zero receiver", {"mismatch"}, [](Team& t, RankContext& ctx) {
+              std::vector<Count> counts(kRanks, 4000), displs(kRanks);
+              for (int r = 0; r < kRanks; ++r) displs[static_cast<std::size_t>(r)] = r * 4000;
+              auto send = ints(kRanks * 4000);
+              const Count mine = ctx.rank == 1 ? 0 : 4000;
+              std::vector<int> recv(4000);
+              t.scatterv(send.data(), counts, displs, kInt32, recv.data(), mine, kInt32, 0);
+            }});
+}
+
+}  // namespace shmcoll::test

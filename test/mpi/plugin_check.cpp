@@ -1,0 +1,239 @@
+// Runs under mpirun against either MPI, with the shmcoll plugin linked or preloaded. Every
+// collective is called twice with the same inputs: through MPI_* (the plugin) and through PMPI_*
+// (the MPI itself); the two results must be identical byte for byte, gaps included. Covers every
+// root, several communicators (world, dup, split, reversed, a sub-communicator), MPI_IN_PLACE,
+// zero counts, gapped non-monotonic displacements, and a receive datatype with another type map
+// than the send side (n MPI_INT against one vector of n ints with stride 3).
+// Exit status 0 only if every comparison matched and the plugin served calls.
+#include <dlfcn.h>
+#include <mpi.h>
+
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace {
+
+int g_rank = 0;
+long g_checks = 0, g_failures = 0;
+
+void compare(const std::string& what, const std::vector<int>& a, const std::vector<int>& b) {
+  ++g_checks;
+  if (a == b) return;
+  if (++g_failures <= 10) {
+    std::size_t i = 0;
+    while (i < a.size() && a[i] == b[i]) ++i;
+    std::fprintf(stderr, "[rank %d] MISMATCH %s: element %zu: plugin %d, PMPI %d\n", g_rank, what.c_str(), i,
+                 i < a.size() ? a[i] : -1, i < b.size() ? b[i] : -1);
+  }
+}
+
+int value(int seed, int owner, int i) { return seed * 1000003 + owner * 10007 + i; }
+constexpr int kUnset = -77;
+
+using Bcast = int (*)(void*, int, MPI_Datatype, int, MPI_Comm);
+using Scatter = int (*)(const void*, int, MPI_Datatype, void*, int, MPI_Datatype, int, MPI_Comm);
+using Scatterv = int (*)(const void*, const int*, const int*, MPI_Datatype, void*, int, MPI_Datatype, int, MPI_Comm);
+using Gather = int (*)(const void*, int, MPI_Datatype, void*, int, MPI_Datatype, int, MPI_Comm);
+using Gatherv = int (*)(const void*, int, MPI_Datatype, void*, const int*, const int*, MPI_Datatype, int, MPI_Comm);
+
+struct Case {
+  MPI_Comm comm;
+  std::string comm_name;
+  int rank, size, root, n, seed;
+  bool in_place, strided;  // strided: non-roots receive (scatter) / send (gather) a vector type
+  MPI_Datatype vec;        // n ints with stride 3
+  std::string tag() const {
+    return comm_name + " root " + std::to_string(root) + " n " + std::to_string(n) + (in_place ? " in-place" : "") +
+           (strided ? " strided" : "");
+  }
+};
+
+// Buffers for a non-root's strided view: n ints at stride 3.
+std::vector<int> strided_buffer(int n) { return std::vector<int>(static_cast<std::size_t>(3 * n + 1), kUnset); }
+
+std::vector<int> run_bcast(Bcast f, const Case& c) {
+  const bool use_vec = c.strided && c.rank != c.root;
+  std::vector<int> buf = use_vec ? strided_buffer(c.n) : std::vector<int>(static_cast<std::size_t>(c.n), kUnset);
+  if (c.rank == c.root) {
+    for (int i = 0; i < c.n; ++i) buf[static_cast<std::size_t>(i)] = value(c.seed, c.root, i);
+  }
+  if (use_vec) f(buf.data(), c.n > 0 ? 1 : 0, c.vec, c.root, c.comm);
+  else f(buf.data(), c.n, MPI_INT, c.root, c.comm);
+  return buf;
+}
+
+std::vector<int> run_scatter(Scatter f, const Case& c) {
+  std::vector<int> send, recv;
+  const bool use_vec = c.strided && c.rank != c.root;
+  recv = use_vec ? strided_buffer(c.n) : std::vector<int>(static_cast<std::size_t>(c.n), kUnset);
+  if (c.rank == c.root) {
+    send.resize(static_cast<std::size_t>(c.n * c.size));
+    for (int r = 0; r < c.size; ++r)
+      for (int i = 0; i < c.n; ++i) send[static_cast<std::size_t>(r * c.n + i)] = value(c.seed, r, i);
+  }
+  if (c.rank == c.root && c.in_place) {
+    // Garbage recvcount and recvtype: they must not be looked at.
+    f(send.data(), c.n, MPI_INT, MPI_IN_PLACE, -5, MPI_DATATYPE_NULL, c.root, c.comm);
+    return send;
+  }
+  if (use_vec) f(nullptr, -3, MPI_DATATYPE_NULL, recv.data(), c.n > 0 ? 1 : 0, c.vec, c.root, c.comm);
+  else f(send.data(), c.n, MPI_INT, recv.data(), c.n, MPI_INT, c.root, c.comm);
+  if (c.rank == c.root) recv.insert(recv.end(), send.begin(), send.end());
+  return recv;
+}
+
+std::vector<int> run_gather(Gather f, const Case& c) {
+  const bool use_vec = c.strided && c.rank != c.root;
+  std::vector<int> send = use_vec ? strided_buffer(c.n) : std::vector<int>(static_cast<std::size_t>(c.n));
+  for (int i = 0; i < c.n; ++i) send[static_cast<std::size_t>(use_vec ? 3 * i : i)] = value(c.seed, c.rank, i);
+  std::vector<int> recv(c.rank == c.root ? static_cast<std::size_t>(c.n * c.size) : 0, kUnset);
+  if (c.rank == c.root) {
+    if (c.in_place) {
+      for (int i = 0; i < c.n; ++i) recv[static_cast<std::size_t>(c.root * c.n + i)] = value(c.seed, c.root, i);
+      f(MPI_IN_PLACE, -9, MPI_DATATYPE_NULL, recv.data(), c.n, MPI_INT, c.root, c.comm);
+    } else {
+      f(send.data(), c.n, MPI_INT, recv.data(), c.n, MPI_INT, c.root, c.comm);
+    }
+  } else if (use_vec) {
+    f(send.data(), c.n > 0 ? 1 : 0, c.vec, nullptr, -1, MPI_DATATYPE_NULL, c.root, c.comm);
+  } else {
+    f(send.data(), c.n, MPI_INT, nullptr, -1, MPI_DATATYPE_NULL, c.root, c.comm);
+  }
+  return recv;
+}
+
+// v-form layout: counts 0..3 x n (some zero), blocks in reversed rank order with gaps.
+void v_layout(const Case& c, std::vector<int>& counts, std::vector<int>& displs, int& extent) {
+  counts.assign(static_cast<std::size_t>(c.size), 0);
+  displs.assign(static_cast<std::size_t>(c.size), 0);
+  int at = 1;
+  for (int r = c.size - 1; r >= 0; --r) {
+    counts[static_cast<std::size_t>(r)] = ((r + c.seed) % 4) * c.n / 2 + (r % 3 == 0 ? 1 : 0);
+    displs[static_cast<std::size_t>(r)] = at;
+    at += counts[static_cast<std::size_t>(r)] + 2;
+  }
+  extent = at;
+}
+
+std::vector<int> run_scatterv(Scatterv f, const Case& c) {
+  std::vector<int> counts, displs;
+  int extent = 0;
+  v_layout(c, counts, displs, extent);
+  const int mine = counts[static_cast<std::size_t>(c.rank)];
+  std::vector<int> send, recv(static_cast<std::size_t>(mine), kUnset);
+  if (c.rank == c.root) {
+    send.assign(static_cast<std::size_t>(extent), kUnset);
+    for (int r = 0; r < c.size; ++r)
+      for (int i = 0; i < counts[static_cast<std::size_t>(r)]; ++i)
+        send[static_cast<std::size_t>(displs[static_cast<std::size_t>(r)] + i)] = value(c.seed, r, i);
+    if (c.in_place) {
+      f(send.data(), counts.data(), displs.data(), MPI_INT, MPI_IN_PLACE, -1, MPI_DATATYPE_NULL, c.root, c.comm);
+      return send;
+    }
+    f(send.data(), counts.data(), displs.data(), MPI_INT, recv.data(), mine, MPI_INT, c.root, c.comm);
+  } else {
+    f(nullptr, nullptr, nullptr, MPI_DATATYPE_NULL, recv.data(), mine, MPI_INT, c.root, c.comm);
+  }
+  return recv;
+}
+
+std::vector<int> run_gatherv(Gatherv f, const Case& c) {
+  std::vector<int> counts, displs;
+  int extent = 0;
+  v_layout(c, counts, displs, extent);
+  const int mine = counts[static_cast<std::size_t>(c.rank)];
+  std::vector<int> send(static_cast<std::size_t>(mine));
+  for (int i = 0; i < mine; ++i) send[static_cast<std::size_t>(i)] = value(c.seed, c.rank, i);
+  std::vector<int> recv(c.rank == c.root ? static_cast<std::size_t>(extent) : 0, kUnset);
+  if (c.rank == c.root) {
+    if (c.in_place) {
+      for (int i = 0; i < mine; ++i) recv[static_cast<std::size_t>(displs[static_cast<std::size_t>(c.root)] + i)] = send[static_cast<std::size_t>(i)];
+      f(MPI_IN_PLACE, -1, MPI_DATATYPE_NULL, recv.data(), counts.data(), displs.data(), MPI_INT, c.root, c.comm);
+    } else {
+      f(send.data(), mine, MPI_INT, recv.data(), counts.data(), displs.data(), MPI_INT, c.root, c.comm);
+    }
+  } else {
+    f(send.data(), mine, MPI_INT, nullptr, nullptr, nullptr, MPI_DATATYPE_NULL, c.root, c.comm);
+  }
+  return recv;
+}
+
+// `seed` is the same on every rank of `comm` (the layouts of the v forms derive from it).
+void check_comm(MPI_Comm comm, const std::string& name, int seed) {
+  Case c{};
+  c.comm = comm;
+  c.comm_name = name;
+  MPI_Comm_rank(comm, &c.rank);
+  MPI_Comm_size(comm, &c.size);
+  for (int root = 0; root < c.size; ++root) {
+    for (int n : {0, 1, 7, 1000, 40000}) {
+      MPI_Type_vector(n > 0 ? n : 1, 1, 3, MPI_INT, &c.vec);
+      MPI_Type_commit(&c.vec);
+      for (int variant = 0; variant < 3; ++variant) {
+        c.root = root;
+        c.n = n;
+        c.seed = ++seed;
+        c.in_place = variant == 1;
+        c.strided = variant == 2;
+        compare("bcast " + c.tag(), run_bcast(MPI_Bcast, c), run_bcast(PMPI_Bcast, c));
+        compare("scatter " + c.tag(), run_scatter(MPI_Scatter, c), run_scatter(PMPI_Scatter, c));
+        compare("gather " + c.tag(), run_gather(MPI_Gather, c), run_gather(PMPI_Gather, c));
+        if (!c.strided) {
+          compare("scatterv " + c.tag(), run_scatterv(MPI_Scatterv, c), run_scatterv(PMPI_Scatterv, c));
+          compare("gatherv " + c.tag(), run_gatherv(MPI_Gatherv, c), run_gatherv(PMPI_Gatherv, c));
+        }
+      }
+      MPI_Type_free(&c.vec);
+    }
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
+  int size = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  check_comm(MPI_COMM_WORLD, "world", 1000);
+  MPI_Comm dup, split, reversed, sub;
+  MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+  check_comm(dup, "dup", 2000);
+  MPI_Comm_split(MPI_COMM_WORLD, g_rank % 2, g_rank, &split);
+  check_comm(split, "split odd/even", 3000);
+  MPI_Comm_split(MPI_COMM_WORLD, 0, size - g_rank, &reversed);
+  check_comm(reversed, "reversed", 4000);
+  MPI_Comm_split(MPI_COMM_WORLD, g_rank < (size + 1) / 2 ? 0 : MPI_UNDEFINED, g_rank, &sub);
+  if (sub != MPI_COMM_NULL) check_comm(sub, "first half", 5000);
+  for (MPI_Comm* c : {&dup, &split, &reversed, &sub}) {
+    if (*c != MPI_COMM_NULL) MPI_Comm_free(c);
+  }
+
+  // The plugin must have served the calls: through the library linked in, or preloaded.
+  unsigned long long served = 0, fallback = 0;
+  auto stats = reinterpret_cast<void (*)(unsigned long long*, unsigned long long*)>(dlsym(RTLD_DEFAULT, "shmcoll_mpi_stats"));
+  if (stats == nullptr) {
+    std::fprintf(stderr, "[rank %d] the shmcoll plugin is not loaded\n", g_rank);
+    ++g_failures;
+  } else {
+    stats(&served, &fallback);
+    if (served == 0 || fallback != 0) {
+      std::fprintf(stderr, "[rank %d] plugin served %llu calls, %llu fell back\n", g_rank, served, fallback);
+      ++g_failures;
+    }
+  }
+  long totals[2] = {g_checks, g_failures}, sums[2] = {0, 0};
+  PMPI_Reduce(totals, sums, 2, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+  if (g_rank == 0) {
+    std::printf("plugin_check: %d ranks, %llu calls served by shmcoll on rank 0\n", size, served);
+    std::printf("%ld passed, %ld failed\n", sums[0] - sums[1], sums[1]);
+  }
+  const int failed = sums[1] > 0;
+  int any = 0;
+  PMPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  MPI_Finalize();
+  return any ? 1 : 0;
+}
