@@ -1,0 +1,161 @@
+// MPI plugin behaviour under mpirun (the plugin linked in):
+//   errors-return     MPI_ERRORS_RETURN: a root mismatch returns an MPI error code on every rank,
+//                     and the communicator works again afterwards
+//   errors-fatal      MPI_ERRORS_ARE_FATAL (the default): a root mismatch aborts with a message
+//   dup-loop N        N cycles of MPI_Comm_dup / MPI_Bcast / MPI_Comm_free leak no memory, no file
+//                     descriptors and no /dev/shm files (numbers printed by rank 0)
+//   threads           MPI_THREAD_MULTIPLE: two threads run collectives on two communicators at once
+// Rank 0 prints "N passed, M failed"; the exit status is 0 when nothing failed.
+#include <dirent.h>
+#include <mpi.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+extern "C" void shmcoll_mpi_stats(unsigned long long* served, unsigned long long* fallback);
+
+namespace {
+
+int g_rank = 0, g_size = 0;
+int g_passed = 0, g_failed = 0;
+
+void check(bool ok, const char* what) {
+  if (ok) {
+    ++g_passed;
+  } else {
+    ++g_failed;
+    std::fprintf(stderr, "[rank %d] FAILED: %s\n", g_rank, what);
+  }
+}
+
+long resident_kib() {
+  long pages = 0, resident = 0;
+  if (FILE* f = std::fopen("/proc/self/statm", "r")) {
+    if (std::fscanf(f, "%ld %ld", &pages, &resident) != 2) resident = 0;
+    std::fclose(f);
+  }
+  return resident * (sysconf(_SC_PAGESIZE) / 1024);
+}
+
+int count_entries(const char* dir, const char* prefix) {
+  int n = 0;
+  if (DIR* d = opendir(dir)) {
+    while (dirent* e = readdir(d)) {
+      if (e->d_name[0] != '.' && std::strncmp(e->d_name, prefix, std::strlen(prefix)) == 0) ++n;
+    }
+    closedir(d);
+  }
+  return n;
+}
+
+void errors_return() {
+  MPI_Comm comm;
+  MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+  MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+  std::vector<int> v(64, g_rank);
+  // Everyone agrees first, so the team exists; then rank 1 names another root.
+  check(MPI_Bcast(v.data(), 64, MPI_INT, 0, comm) == MPI_SUCCESS, "bcast before the error");
+  const int rc = MPI_Bcast(v.data(), 64, MPI_INT, g_rank == 1 ? 1 : 0, comm);
+  int error_class = MPI_SUCCESS;
+  MPI_Error_class(rc, &error_class);
+  check(rc != MPI_SUCCESS, "a root mismatch returns an error code on this rank");
+  check(error_class == MPI_ERR_ARG, "the error class is MPI_ERR_ARG");
+  // A new team forms on the next call.
+  for (int i = 0; i < 64; ++i) v[static_cast<std::size_t>(i)] = g_rank == 0 ? i : -1;
+  check(MPI_Bcast(v.data(), 64, MPI_INT, 0, comm) == MPI_SUCCESS, "bcast after the error");
+  bool ok = true;
+  for (int i = 0; i < 64; ++i) ok = ok && v[static_cast<std::size_t>(i)] == i;
+  check(ok, "bcast after the error delivers the data");
+  MPI_Comm_free(&comm);
+}
+
+void errors_fatal() {
+  std::vector<int> v(64, g_rank);
+  MPI_Bcast(v.data(), 64, MPI_INT, 0, MPI_COMM_WORLD);
+  MPI_Bcast(v.data(), 64, MPI_INT, g_rank == 1 ? 1 : 0, MPI_COMM_WORLD);  // aborts
+  check(false, "the job should have been aborted");
+}
+
+void dup_loop(int cycles) {
+  auto cycle = [] {
+    MPI_Comm comm;
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    std::vector<int> v(8, g_rank);
+    MPI_Bcast(v.data(), 8, MPI_INT, 0, comm);
+    MPI_Comm_free(&comm);
+  };
+  for (int i = 0; i < 100; ++i) cycle();  // warm up allocators and MPI's own pools
+  const long rss0 = resident_kib();
+  const int fds0 = count_entries("/proc/self/fd", "");
+  for (int i = 0; i < cycles; ++i) cycle();
+  const long rss1 = resident_kib();
+  const int fds1 = count_entries("/proc/self/fd", "");
+  MPI_Barrier(MPI_COMM_WORLD);
+  const int shm = count_entries("/dev/shm", "shmcoll-");
+  if (g_rank == 0) {
+    std::printf("dup-loop: %d cycles: resident %ld -> %ld KiB, open fds %d -> %d, shmcoll files in /dev/shm %d\n",
+                cycles, rss0, rss1, fds0, fds1, shm);
+  }
+  check(fds1 == fds0, "no file descriptor leaks");
+  check(rss1 - rss0 < 2048, "resident memory grows by less than 2 MiB");
+  check(shm == 0, "nothing left in /dev/shm");
+  unsigned long long served = 0, fallback = 0;
+  shmcoll_mpi_stats(&served, &fallback);
+  check(served >= static_cast<unsigned long long>(cycles) && fallback == 0, "shmcoll served every cycle's bcast");
+}
+
+void threads() {
+  int provided = 0;
+  MPI_Query_thread(&provided);
+  if (provided < MPI_THREAD_MULTIPLE) {
+    if (g_rank == 0) std::printf("threads: MPI_THREAD_MULTIPLE not provided; skipped\n");
+    return;
+  }
+  MPI_Comm comms[2];
+  for (MPI_Comm& c : comms) MPI_Comm_dup(MPI_COMM_WORLD, &c);
+  int bad[2] = {0, 0};
+  auto work = [&](int t) {
+    for (int it = 0; it < 300; ++it) {
+      const int root = it % g_size;
+      std::vector<int> v(100 + t, g_rank == root ? it * 7 + t : -1);
+      MPI_Bcast(v.data(), static_cast<int>(v.size()), MPI_INT, root, comms[t]);
+      for (int x : v) bad[t] += x != it * 7 + t;
+      int mine = g_rank * 1000 + it + t;
+      std::vector<int> all(static_cast<std::size_t>(g_size));
+      MPI_Gather(&mine, 1, MPI_INT, all.data(), 1, MPI_INT, root, comms[t]);
+      if (g_rank == root) {
+        for (int r = 0; r < g_size; ++r) bad[t] += all[static_cast<std::size_t>(r)] != r * 1000 + it + t;
+      }
+    }
+  };
+  std::thread other(work, 1);
+  work(0);
+  other.join();
+  check(bad[0] == 0 && bad[1] == 0, "concurrent collectives on two communicators deliver the right data");
+  for (MPI_Comm& c : comms) MPI_Comm_free(&c);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::string mode = argc > 1 ? argv[1] : "";
+  int provided = 0;
+  MPI_Init_thread(&argc, &argv, mode == "threads" ? MPI_THREAD_MULTIPLE : MPI_THREAD_SINGLE, &provided);
+  MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &g_size);
+  if (mode == "errors-return") errors_return();
+  else if (mode == "errors-fatal") errors_fatal();
+  else if (mode == "dup-loop") dup_loop(argc > 2 ? std::atoi(argv[2]) : 1000);
+  else if (mode == "threads") threads();
+  else check(false, "unknown mode");
+  int counts[2] = {g_passed, g_failed}, sums[2] = {0, 0};
+  MPI_Reduce(counts, sums, 2, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
+  if (g_rank == 0) std::printf("%d passed, %d failed\n", sums[0], sums[1]);
+  MPI_Finalize();
+  return g_failed > 0 ? 1 : 0;
+}
