@@ -3,7 +3,8 @@
 // (the MPI itself); the two results must be identical byte for byte, gaps included. Covers every
 // root, several communicators (world, dup, split, reversed, a sub-communicator), MPI_IN_PLACE,
 // zero counts, gapped non-monotonic displacements, and a receive datatype with another type map
-// than the send side (n MPI_INT against one vector of n ints with stride 3).
+// than the send side (n MPI_INT against a strided vector, an indexed type or a resized int), and
+// a non-contiguous type at the root of the v forms.
 // Exit status 0 only if every comparison matched and the plugin served calls.
 #include <dlfcn.h>
 #include <mpi.h>
@@ -39,36 +40,77 @@ using Scatterv = int (*)(const void*, const int*, const int*, MPI_Datatype, void
 using Gather = int (*)(const void*, int, MPI_Datatype, void*, int, MPI_Datatype, int, MPI_Comm);
 using Gatherv = int (*)(const void*, int, MPI_Datatype, void*, const int*, const int*, MPI_Datatype, int, MPI_Comm);
 
+// Non-roots may describe their n ints with a derived type of another type map (same signature):
+// one element covering n ints spread over 3n ints of memory.
+enum class Map { kInts, kVector, kIndexed, kResized };
+const char* map_name(Map m) {
+  switch (m) {
+    case Map::kInts: return "int";
+    case Map::kVector: return "vector";
+    case Map::kIndexed: return "indexed";
+    case Map::kResized: return "resized";
+  }
+  return "?";
+}
+
+// One element that holds n ints at ints 0, 3, 6, ... (vector), at 3i+1 (indexed), or n
+// elements of an int resized to an extent of 3 ints (resized).
+MPI_Datatype make_type(Map m, int n, int& count) {
+  MPI_Datatype t = MPI_INT;
+  count = n;
+  if (m == Map::kVector && n > 0) {
+    MPI_Type_vector(n, 1, 3, MPI_INT, &t);
+    count = 1;
+  } else if (m == Map::kIndexed && n > 0) {
+    std::vector<int> lens(static_cast<std::size_t>(n), 1), at(static_cast<std::size_t>(n));
+    for (int i = 0; i < n; ++i) at[static_cast<std::size_t>(i)] = 3 * i + 1;
+    MPI_Type_indexed(n, lens.data(), at.data(), MPI_INT, &t);
+    count = 1;
+  } else if (m == Map::kResized) {
+    MPI_Type_create_resized(MPI_INT, 0, 3 * sizeof(int), &t);
+  }
+  if (t != MPI_INT) MPI_Type_commit(&t);
+  return t;
+}
+void free_type(MPI_Datatype& t) {
+  if (t != MPI_INT) MPI_Type_free(&t);
+}
+
 struct Case {
   MPI_Comm comm;
   std::string comm_name;
   int rank, size, root, n, seed;
-  bool in_place, strided;  // strided: non-roots receive (scatter) / send (gather) a vector type
-  MPI_Datatype vec;        // n ints with stride 3
+  bool in_place;
+  Map map;  // how non-roots describe their data (and the root in the v forms)
   std::string tag() const {
     return comm_name + " root " + std::to_string(root) + " n " + std::to_string(n) + (in_place ? " in-place" : "") +
-           (strided ? " strided" : "");
+           " " + map_name(map);
   }
 };
 
-// Buffers for a non-root's strided view: n ints at stride 3.
-std::vector<int> strided_buffer(int n) { return std::vector<int>(static_cast<std::size_t>(3 * n + 1), kUnset); }
+// Buffers for a derived view of n ints spread over 3n ints.
+std::vector<int> spread_buffer(int n) { return std::vector<int>(static_cast<std::size_t>(3 * n + 2), kUnset); }
+int spread_index(Map m, int i) { return m == Map::kIndexed ? 3 * i + 1 : 3 * i; }
 
 std::vector<int> run_bcast(Bcast f, const Case& c) {
-  const bool use_vec = c.strided && c.rank != c.root;
-  std::vector<int> buf = use_vec ? strided_buffer(c.n) : std::vector<int>(static_cast<std::size_t>(c.n), kUnset);
+  const Map m = c.rank == c.root ? Map::kInts : c.map;
+  int count = 0;
+  MPI_Datatype t = make_type(m, c.n, count);
+  std::vector<int> buf = m == Map::kInts ? std::vector<int>(static_cast<std::size_t>(c.n), kUnset) : spread_buffer(c.n);
   if (c.rank == c.root) {
     for (int i = 0; i < c.n; ++i) buf[static_cast<std::size_t>(i)] = value(c.seed, c.root, i);
   }
-  if (use_vec) f(buf.data(), c.n > 0 ? 1 : 0, c.vec, c.root, c.comm);
-  else f(buf.data(), c.n, MPI_INT, c.root, c.comm);
+  f(buf.data(), count, t, c.root, c.comm);
+  free_type(t);
   return buf;
 }
 
 std::vector<int> run_scatter(Scatter f, const Case& c) {
   std::vector<int> send, recv;
-  const bool use_vec = c.strided && c.rank != c.root;
-  recv = use_vec ? strided_buffer(c.n) : std::vector<int>(static_cast<std::size_t>(c.n), kUnset);
+  const Map m = c.rank == c.root ? Map::kInts : c.map;
+  int count = 0;
+  MPI_Datatype t = make_type(m, c.n, count);
+  recv = m == Map::kInts ? std::vector<int>(static_cast<std::size_t>(c.n), kUnset) : spread_buffer(c.n);
   if (c.rank == c.root) {
     send.resize(static_cast<std::size_t>(c.n * c.size));
     for (int r = 0; r < c.size; ++r)
@@ -79,16 +121,21 @@ std::vector<int> run_scatter(Scatter f, const Case& c) {
     f(send.data(), c.n, MPI_INT, MPI_IN_PLACE, -5, MPI_DATATYPE_NULL, c.root, c.comm);
     return send;
   }
-  if (use_vec) f(nullptr, -3, MPI_DATATYPE_NULL, recv.data(), c.n > 0 ? 1 : 0, c.vec, c.root, c.comm);
-  else f(send.data(), c.n, MPI_INT, recv.data(), c.n, MPI_INT, c.root, c.comm);
+  if (c.rank == c.root) f(send.data(), c.n, MPI_INT, recv.data(), count, t, c.root, c.comm);
+  else f(nullptr, -3, MPI_DATATYPE_NULL, recv.data(), count, t, c.root, c.comm);  // root-only garbage
+  free_type(t);
   if (c.rank == c.root) recv.insert(recv.end(), send.begin(), send.end());
   return recv;
 }
 
 std::vector<int> run_gather(Gather f, const Case& c) {
-  const bool use_vec = c.strided && c.rank != c.root;
-  std::vector<int> send = use_vec ? strided_buffer(c.n) : std::vector<int>(static_cast<std::size_t>(c.n));
-  for (int i = 0; i < c.n; ++i) send[static_cast<std::size_t>(use_vec ? 3 * i : i)] = value(c.seed, c.rank, i);
+  const Map m = c.rank == c.root ? Map::kInts : c.map;
+  int count = 0;
+  MPI_Datatype t = make_type(m, c.n, count);
+  std::vector<int> send = m == Map::kInts ? std::vector<int>(static_cast<std::size_t>(c.n)) : spread_buffer(c.n);
+  for (int i = 0; i < c.n; ++i) {
+    send[static_cast<std::size_t>(m == Map::kInts ? i : spread_index(m, i))] = value(c.seed, c.rank, i);
+  }
   std::vector<int> recv(c.rank == c.root ? static_cast<std::size_t>(c.n * c.size) : 0, kUnset);
   if (c.rank == c.root) {
     if (c.in_place) {
@@ -97,11 +144,10 @@ std::vector<int> run_gather(Gather f, const Case& c) {
     } else {
       f(send.data(), c.n, MPI_INT, recv.data(), c.n, MPI_INT, c.root, c.comm);
     }
-  } else if (use_vec) {
-    f(send.data(), c.n > 0 ? 1 : 0, c.vec, nullptr, -1, MPI_DATATYPE_NULL, c.root, c.comm);
   } else {
-    f(send.data(), c.n, MPI_INT, nullptr, -1, MPI_DATATYPE_NULL, c.root, c.comm);
+    f(send.data(), count, t, nullptr, -1, MPI_DATATYPE_NULL, c.root, c.comm);
   }
+  free_type(t);
   return recv;
 }
 
@@ -118,6 +164,10 @@ void v_layout(const Case& c, std::vector<int>& counts, std::vector<int>& displs,
   extent = at;
 }
 
+// The root's v-form type: a plain int, or with Map::kResized an int with an extent of 3 ints
+// (each element then occupies 3 ints of the root's buffer: a non-contiguous type to pack).
+int root_stride(const Case& c) { return c.map == Map::kResized ? 3 : 1; }
+
 std::vector<int> run_scatterv(Scatterv f, const Case& c) {
   std::vector<int> counts, displs;
   int extent = 0;
@@ -125,15 +175,20 @@ std::vector<int> run_scatterv(Scatterv f, const Case& c) {
   const int mine = counts[static_cast<std::size_t>(c.rank)];
   std::vector<int> send, recv(static_cast<std::size_t>(mine), kUnset);
   if (c.rank == c.root) {
-    send.assign(static_cast<std::size_t>(extent), kUnset);
+    int unused = 0;
+    MPI_Datatype t = make_type(c.map == Map::kResized ? Map::kResized : Map::kInts, 0, unused);
+    const int k = root_stride(c);
+    send.assign(static_cast<std::size_t>(extent * k), kUnset);
     for (int r = 0; r < c.size; ++r)
       for (int i = 0; i < counts[static_cast<std::size_t>(r)]; ++i)
-        send[static_cast<std::size_t>(displs[static_cast<std::size_t>(r)] + i)] = value(c.seed, r, i);
+        send[static_cast<std::size_t>((displs[static_cast<std::size_t>(r)] + i) * k)] = value(c.seed, r, i);
     if (c.in_place) {
-      f(send.data(), counts.data(), displs.data(), MPI_INT, MPI_IN_PLACE, -1, MPI_DATATYPE_NULL, c.root, c.comm);
+      f(send.data(), counts.data(), displs.data(), t, MPI_IN_PLACE, -1, MPI_DATATYPE_NULL, c.root, c.comm);
+      free_type(t);
       return send;
     }
-    f(send.data(), counts.data(), displs.data(), MPI_INT, recv.data(), mine, MPI_INT, c.root, c.comm);
+    f(send.data(), counts.data(), displs.data(), t, recv.data(), mine, MPI_INT, c.root, c.comm);
+    free_type(t);
   } else {
     f(nullptr, nullptr, nullptr, MPI_DATATYPE_NULL, recv.data(), mine, MPI_INT, c.root, c.comm);
   }
@@ -147,14 +202,20 @@ std::vector<int> run_gatherv(Gatherv f, const Case& c) {
   const int mine = counts[static_cast<std::size_t>(c.rank)];
   std::vector<int> send(static_cast<std::size_t>(mine));
   for (int i = 0; i < mine; ++i) send[static_cast<std::size_t>(i)] = value(c.seed, c.rank, i);
-  std::vector<int> recv(c.rank == c.root ? static_cast<std::size_t>(extent) : 0, kUnset);
+  const int k = root_stride(c);
+  std::vector<int> recv(c.rank == c.root ? static_cast<std::size_t>(extent * k) : 0, kUnset);
   if (c.rank == c.root) {
+    int unused = 0;
+    MPI_Datatype t = make_type(c.map == Map::kResized ? Map::kResized : Map::kInts, 0, unused);
     if (c.in_place) {
-      for (int i = 0; i < mine; ++i) recv[static_cast<std::size_t>(displs[static_cast<std::size_t>(c.root)] + i)] = send[static_cast<std::size_t>(i)];
-      f(MPI_IN_PLACE, -1, MPI_DATATYPE_NULL, recv.data(), counts.data(), displs.data(), MPI_INT, c.root, c.comm);
+      for (int i = 0; i < mine; ++i) {
+        recv[static_cast<std::size_t>((displs[static_cast<std::size_t>(c.root)] + i) * k)] = send[static_cast<std::size_t>(i)];
+      }
+      f(MPI_IN_PLACE, -1, MPI_DATATYPE_NULL, recv.data(), counts.data(), displs.data(), t, c.root, c.comm);
     } else {
-      f(send.data(), mine, MPI_INT, recv.data(), counts.data(), displs.data(), MPI_INT, c.root, c.comm);
+      f(send.data(), mine, MPI_INT, recv.data(), counts.data(), displs.data(), t, c.root, c.comm);
     }
+    free_type(t);
   } else {
     f(send.data(), mine, MPI_INT, nullptr, nullptr, nullptr, MPI_DATATYPE_NULL, c.root, c.comm);
   }
@@ -170,23 +231,21 @@ void check_comm(MPI_Comm comm, const std::string& name, int seed) {
   MPI_Comm_size(comm, &c.size);
   for (int root = 0; root < c.size; ++root) {
     for (int n : {0, 1, 7, 1000, 40000}) {
-      MPI_Type_vector(n > 0 ? n : 1, 1, 3, MPI_INT, &c.vec);
-      MPI_Type_commit(&c.vec);
-      for (int variant = 0; variant < 3; ++variant) {
+      for (int variant = 0; variant < 5; ++variant) {
         c.root = root;
         c.n = n;
         c.seed = ++seed;
-        c.in_place = variant == 1;
-        c.strided = variant == 2;
+        c.in_place = variant == 1 || variant == 4;
+        c.map = variant == 2 ? Map::kVector : variant == 3 ? Map::kIndexed : variant == 4 ? Map::kResized : Map::kInts;
         compare("bcast " + c.tag(), run_bcast(MPI_Bcast, c), run_bcast(PMPI_Bcast, c));
         compare("scatter " + c.tag(), run_scatter(MPI_Scatter, c), run_scatter(PMPI_Scatter, c));
         compare("gather " + c.tag(), run_gather(MPI_Gather, c), run_gather(PMPI_Gather, c));
-        if (!c.strided) {
+        // v forms: ints, or a resized int at the root (variant 4, in place) and plain ints elsewhere.
+        if (c.map == Map::kInts || c.map == Map::kResized) {
           compare("scatterv " + c.tag(), run_scatterv(MPI_Scatterv, c), run_scatterv(PMPI_Scatterv, c));
           compare("gatherv " + c.tag(), run_gatherv(MPI_Gatherv, c), run_gatherv(PMPI_Gatherv, c));
         }
       }
-      MPI_Type_free(&c.vec);
     }
   }
 }

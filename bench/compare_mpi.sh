@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Compares each MPI's own collectives with the shmcoll plugin, on the same mpi-bench binary,
+# back to back, for np=2 and np=4 (one rank per core where there are enough cores). With more
+# ranks than cores, iterations are capped at OVERSUBSCRIBED_ITERATIONS (default 50): MPICH
+# busy-polls, so each of its calls then costs scheduler time slices.
+# usage: bench/compare_mpi.sh [BUILD_DIR] [OUT_DIR] [REPETITIONS]
+set -euo pipefail
+build=${1:-build}
+out=${2:-bench/results/mpi-$(date +%Y-%m-%d)}
+reps=${3:-3}
+mkdir -p "$out"
+openmpi=(mpirun.openmpi --allow-run-as-root --oversubscribe --bind-to core:overload-allowed)
+mpich=(mpiexec.mpich -bind-to core)
+for rep in $(seq 1 "$reps"); do
+  for np in 2 4; do
+    for mpi in openmpi mpich; do
+      bin="$build/bench/mpi-bench-$mpi"
+      plugin="$(realpath "$build/lib/libshmcoll_mpi_$mpi.so")"
+      [ -x "$bin" ] || continue
+      cap=()
+      if [ "$np" -gt "$(nproc)" ]; then cap=(--max-iterations "${OVERSUBSCRIBED_ITERATIONS:-50}"); fi
+      if [ "$mpi" = openmpi ]; then launch=("${openmpi[@]}" -np "$np"); preload=(-x LD_PRELOAD="$plugin");
+      else launch=("${mpich[@]}" -n "$np"); preload=(-env LD_PRELOAD "$plugin"); fi
+      "${launch[@]}" "$bin" --label "$mpi" "${cap[@]}" > "$out/$mpi-native-np$np-$rep.csv"
+      "${launch[@]}" "${preload[@]}" "$bin" --label "$mpi+shmcoll" "${cap[@]}" > "$out/$mpi-shmcoll-np$np-$rep.csv"
+    done
+  done
+done
+echo "results in $out"

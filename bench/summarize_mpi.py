@@ -1,0 +1,46 @@
+#!/usr/bin/env python3
+"""Comparison table from bench/compare_mpi.sh results.
+
+usage: bench/summarize_mpi.py DIR
+Prints, for np and collective at selected sizes, the median over repetitions of the OSU average
+latency (us) of each MPI natively and with the shmcoll plugin, and the ratio plugin / native.
+"""
+import csv
+import glob
+import os
+import statistics
+import sys
+
+SIZES = [(8, "8 B"), (65536, "64 KiB"), (1 << 20, "1 MiB"), (16 << 20, "16 MiB")]
+
+
+def main(folder):
+    data = {}
+    for path in glob.glob(os.path.join(folder, "*-np*-*.csv")):
+        mpi, mode, np_part, _rep = os.path.basename(path)[:-4].split("-")
+        for row in csv.DictReader(open(path)):
+            key = (int(np_part[2:]), row["collective"], int(row["bytes"]), mpi, mode)
+            data.setdefault(key, []).append(float(row["avg_us"]))
+    med = {k: statistics.median(v) for k, v in data.items()}
+    reps = max(len(v) for v in data.values())
+    print(f"OSU-style average latency, us, median of {reps} runs; ratio = with plugin / native.\n")
+    for n in sorted({k[0] for k in med}):
+        print(f"np={n}\n")
+        print("| collective | size | Open MPI | +shmcoll | ratio | MPICH | +shmcoll | ratio |")
+        print("|---|---|---|---|---|---|---|---|")
+        for coll in ["bcast", "scatter", "scatterv", "gather", "gatherv"]:
+            for size, label in SIZES:
+                cells = []
+                for mpi in ["openmpi", "mpich"]:
+                    native = med.get((n, coll, size, mpi, "native"))
+                    plugin = med.get((n, coll, size, mpi, "shmcoll"))
+                    if native is None or plugin is None:
+                        cells += ["-", "-", "-"]
+                    else:
+                        cells += [f"{native:.2f}", f"{plugin:.2f}", f"{plugin / native:.2f}"]
+                print(f"| {coll} | {label} | " + " | ".join(cells) + " |")
+        print()
+
+
+if __name__ == "__main__":
+    main(sys.argv[1] if len(sys.argv) > 1 else ".")
