@@ -4,6 +4,7 @@
 usage: bench/summarize_mpi.py DIR
 Prints, for np and collective at selected sizes, the median over repetitions of the OSU average
 latency (us) of each MPI natively and with the shmcoll plugin, and the ratio plugin / native.
+Also writes DIR/plot-np<N>-<collective>.dat (bytes and the four medians) for bench/plot_mpi.gp.
 """
 import csv
 import glob
@@ -22,6 +23,15 @@ def main(folder):
             key = (int(np_part[2:]), row["collective"], int(row["bytes"]), mpi, mode)
             data.setdefault(key, []).append(float(row["avg_us"]))
     med = {k: statistics.median(v) for k, v in data.items()}
+    series = [("openmpi", "native"), ("openmpi", "shmcoll"), ("mpich", "native"), ("mpich", "shmcoll")]
+    for n in sorted({k[0] for k in med}):
+        for coll in sorted({k[1] for k in med}):
+            sizes = sorted({k[2] for k in med if k[0] == n and k[1] == coll})
+            with open(os.path.join(folder, f"plot-np{n}-{coll}.dat"), "w") as out:
+                out.write("# bytes openmpi openmpi+shmcoll mpich mpich+shmcoll (us)\n")
+                for b in sizes:
+                    vals = [med.get((n, coll, b, m, mode)) for m, mode in series]
+                    out.write(f"{b} " + " ".join("NaN" if v is None else f"{v:.3f}" for v in vals) + "\n")
     reps = max(len(v) for v in data.values())
     print(f"OSU-style average latency, us, median of {reps} runs; ratio = with plugin / native.\n")
     for n in sorted({k[0] for k in med}):

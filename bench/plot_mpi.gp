@@ -1,0 +1,21 @@
+# Latency against message size for each collective, each MPI natively and with the shmcoll
+# plugin. usage: gnuplot -e "dir='bench/results/FOLDER'; np=2" bench/plot_mpi.gp
+# (after bench/summarize_mpi.py FOLDER has written the plot-*.dat files)
+set terminal pngcairo size 1500,900 font ",10"
+set output sprintf("%s/latency-np%d.png", dir, np)
+set multiplot layout 2,3 title sprintf("OSU-style average latency, np=%d (median of runs; lower is better)", np)
+set logscale xy
+set format x "%.0s%cB"
+set xlabel "message size per rank"
+set ylabel "us"
+set key top left
+set grid
+do for [coll in "bcast scatter scatterv gather gatherv"] {
+  set title coll
+  f = sprintf("%s/plot-np%d-%s.dat", dir, np, coll)
+  plot f using 1:2 with linespoints lc rgb "#1f77b4" pt 7 ps 0.5 title "Open MPI", \
+       f using 1:3 with linespoints lc rgb "#1f77b4" dt 2 pt 5 ps 0.5 title "Open MPI + shmcoll", \
+       f using 1:4 with linespoints lc rgb "#d62728" pt 7 ps 0.5 title "MPICH", \
+       f using 1:5 with linespoints lc rgb "#d62728" dt 2 pt 5 ps 0.5 title "MPICH + shmcoll"
+}
+unset multiplot
