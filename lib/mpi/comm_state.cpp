@@ -137,8 +137,8 @@ Call::Call(const char* function, Coll coll, MPI_Comm comm) : function_(function)
   stats().served++;
 }
 
-void Call::log_once(const std::string& reason) {
-  if (!config().verbose || state_ == nullptr || !state_->logged.insert(reason).second) return;
+void Call::log_once(std::string_view reason) {
+  if (!config().verbose || state_ == nullptr || !state_->logged.emplace(reason).second) return;
   int rank = 0, size = 0;
   PMPI_Comm_rank(comm_, &rank);
   PMPI_Comm_size(comm_, &size);
@@ -146,8 +146,8 @@ void Call::log_once(const std::string& reason) {
   char name[MPI_MAX_OBJECT_NAME] = {};
   int len = 0;
   PMPI_Comm_get_name(comm_, name, &len);
-  std::fprintf(stderr, "shmcoll-mpi: %s on %s (%d ranks) %s\n", function_, len > 0 ? name : "a communicator",
-               size, reason.c_str());
+  std::fprintf(stderr, "shmcoll-mpi: %s on %s (%d ranks) %.*s\n", function_, len > 0 ? name : "a communicator",
+               size, static_cast<int>(reason.size()), reason.data());
 }
 
 int Call::fail(const std::exception& e) {

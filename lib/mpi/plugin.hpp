@@ -14,6 +14,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <string_view>
 
 #include "shmcoll/shmcoll.hpp"
 
@@ -50,8 +51,9 @@ class Call {
   Team* team() const { return team_; }
   // Reports a shmcoll error through the communicator's error handler; returns the MPI code.
   int fail(const std::exception& e);
-  // Logs once per communicator and reason, in verbose mode.
-  void log_once(const std::string& reason);
+  // Logs once per communicator and reason, in verbose mode. (A view: the common "served"
+  // case must not build a string on every call.)
+  void log_once(std::string_view reason);
 
  private:
   const char* function_;
