@@ -16,9 +16,12 @@ namespace {
 
 int iterations_for(long bytes, int cap) {
   int n = 20;
-  if (bytes <= 4096) n = 2000;
-  else if (bytes <= 65536) n = 500;
-  else if (bytes <= (1 << 20)) n = 100;
+  if (bytes <= 4096)
+    n = 2000;
+  else if (bytes <= 65536)
+    n = 500;
+  else if (bytes <= (1 << 20))
+    n = 100;
   return cap > 0 && n > cap ? cap : n;
 }
 
@@ -48,7 +51,8 @@ int main(int argc, char** argv) {
     if (!std::strcmp(argv[i], "--label")) label = argv[i + 1];
     if (!std::strcmp(argv[i], "--max-iterations")) cap = std::atoi(argv[i + 1]);
   }
-  std::vector<char> send(static_cast<std::size_t>(max_bytes) * size, 1), recv(static_cast<std::size_t>(max_bytes) * size, 0);
+  std::vector<char> send(static_cast<std::size_t>(max_bytes) * size, 1),
+      recv(static_cast<std::size_t>(max_bytes) * size, 0);
   std::vector<int> counts(static_cast<std::size_t>(size)), displs(static_cast<std::size_t>(size));
   if (rank == 0) std::printf("label,collective,ranks,bytes,iterations,avg_us,min_us,max_us\n");
   for (const std::string& coll : colls) {
@@ -64,13 +68,18 @@ int main(int argc, char** argv) {
         send[0] = static_cast<char>(it);  // new content every iteration
         MPI_Barrier(MPI_COMM_WORLD);
         const double t0 = MPI_Wtime();
-        if (coll == "bcast") MPI_Bcast(send.data(), n, MPI_CHAR, 0, MPI_COMM_WORLD);
-        else if (coll == "scatter") MPI_Scatter(send.data(), n, MPI_CHAR, recv.data(), n, MPI_CHAR, 0, MPI_COMM_WORLD);
+        if (coll == "bcast")
+          MPI_Bcast(send.data(), n, MPI_CHAR, 0, MPI_COMM_WORLD);
+        else if (coll == "scatter")
+          MPI_Scatter(send.data(), n, MPI_CHAR, recv.data(), n, MPI_CHAR, 0, MPI_COMM_WORLD);
         else if (coll == "scatterv")
-          MPI_Scatterv(send.data(), counts.data(), displs.data(), MPI_CHAR, recv.data(), n, MPI_CHAR, 0, MPI_COMM_WORLD);
-        else if (coll == "gather") MPI_Gather(send.data(), n, MPI_CHAR, recv.data(), n, MPI_CHAR, 0, MPI_COMM_WORLD);
+          MPI_Scatterv(send.data(), counts.data(), displs.data(), MPI_CHAR, recv.data(), n,
+                       MPI_CHAR, 0, MPI_COMM_WORLD);
+        else if (coll == "gather")
+          MPI_Gather(send.data(), n, MPI_CHAR, recv.data(), n, MPI_CHAR, 0, MPI_COMM_WORLD);
         else if (coll == "gatherv")
-          MPI_Gatherv(send.data(), n, MPI_CHAR, recv.data(), counts.data(), displs.data(), MPI_CHAR, 0, MPI_COMM_WORLD);
+          MPI_Gatherv(send.data(), n, MPI_CHAR, recv.data(), counts.data(), displs.data(), MPI_CHAR,
+                      0, MPI_COMM_WORLD);
         const double t1 = MPI_Wtime();
         if (it >= 0) total += t1 - t0;
       }
@@ -80,7 +89,8 @@ int main(int argc, char** argv) {
       MPI_Reduce(&mean_us, &mn, 1, MPI_DOUBLE, MPI_MIN, 0, MPI_COMM_WORLD);
       MPI_Reduce(&mean_us, &mx, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
       if (rank == 0) {
-        std::printf("%s,%s,%d,%ld,%d,%.3f,%.3f,%.3f\n", label.c_str(), coll.c_str(), size, bytes, iters, sum / size, mn, mx);
+        std::printf("%s,%s,%d,%ld,%d,%.3f,%.3f,%.3f\n", label.c_str(), coll.c_str(), size, bytes,
+                    iters, sum / size, mn, mx);
         std::fflush(stdout);
       }
     }

@@ -13,12 +13,18 @@ namespace {
 
 const char* coll_env_name(Coll c) {
   switch (c) {
-    case Coll::kBcast: return "SHMCOLL_MPI_BCAST";
-    case Coll::kScatter: return "SHMCOLL_MPI_SCATTER";
-    case Coll::kScatterv: return "SHMCOLL_MPI_SCATTERV";
-    case Coll::kGather: return "SHMCOLL_MPI_GATHER";
-    case Coll::kGatherv: return "SHMCOLL_MPI_GATHERV";
-    case Coll::kCount: break;
+    case Coll::kBcast:
+      return "SHMCOLL_MPI_BCAST";
+    case Coll::kScatter:
+      return "SHMCOLL_MPI_SCATTER";
+    case Coll::kScatterv:
+      return "SHMCOLL_MPI_SCATTERV";
+    case Coll::kGather:
+      return "SHMCOLL_MPI_GATHER";
+    case Coll::kGatherv:
+      return "SHMCOLL_MPI_GATHERV";
+    case Coll::kCount:
+      break;
   }
   return "?";
 }
@@ -34,7 +40,8 @@ int keyval() {
   // Created on first use (after MPI_Init); std::call_once makes it safe under THREAD_MULTIPLE.
   static int key = MPI_KEYVAL_INVALID;
   static std::once_flag once;
-  std::call_once(once, [] { PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_state, &key, nullptr); });
+  std::call_once(
+      once, [] { PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_state, &key, nullptr); });
   return key;
 }
 
@@ -52,7 +59,8 @@ std::uint64_t segment_bytes_for(int ranks, const Options& o) {
   segment::Geometry g;
   g.nranks = static_cast<std::uint32_t>(ranks);
   g.slots = static_cast<std::uint32_t>(o.slots);
-  g.slot_bytes = (o.slot_bytes + segment::kCacheLine - 1) / segment::kCacheLine * segment::kCacheLine;
+  g.slot_bytes =
+      (o.slot_bytes + segment::kCacheLine - 1) / segment::kCacheLine * segment::kCacheLine;
   return g.total_bytes();
 }
 
@@ -87,8 +95,8 @@ void decide(MPI_Comm comm, CommState& state) {
   int all_fit = 0;
   PMPI_Allreduce(&fits, &all_fit, 1, MPI_INT, MPI_MIN, comm);
   if (!all_fit) {
-    return fall_back("the shared-memory budget (SHMCOLL_MPI_BUDGET=" + std::to_string(config().budget_bytes) +
-                     " bytes) is used up");
+    return fall_back("the shared-memory budget (SHMCOLL_MPI_BUDGET=" +
+                     std::to_string(config().budget_bytes) + " bytes) is used up");
   }
   try {
     MpiBootstrap bootstrap(comm);
@@ -146,8 +154,9 @@ void Call::log_once(std::string_view reason) {
   char name[MPI_MAX_OBJECT_NAME] = {};
   int len = 0;
   PMPI_Comm_get_name(comm_, name, &len);
-  std::fprintf(stderr, "shmcoll-mpi: %s on %s (%d ranks) %.*s\n", function_, len > 0 ? name : "a communicator",
-               size, static_cast<int>(reason.size()), reason.data());
+  std::fprintf(stderr, "shmcoll-mpi: %s on %s (%d ranks) %.*s\n", function_,
+               len > 0 ? name : "a communicator", size, static_cast<int>(reason.size()),
+               reason.data());
 }
 
 int Call::fail(const std::exception& e) {
@@ -155,9 +164,15 @@ int Call::fail(const std::exception& e) {
   const Status status = error ? error->status() : Status::kInternal;
   int code = MPI_ERR_OTHER;
   switch (status) {
-    case Status::kInvalidArgument: code = MPI_ERR_ARG; break;
-    case Status::kInternal: code = MPI_ERR_INTERN; break;
-    default: code = MPI_ERR_OTHER; break;
+    case Status::kInvalidArgument:
+      code = MPI_ERR_ARG;
+      break;
+    case Status::kInternal:
+      code = MPI_ERR_INTERN;
+      break;
+    default:
+      code = MPI_ERR_OTHER;
+      break;
   }
   // The team is unusable after an error on any rank; the next call forms a new one.
   if (state_ != nullptr && state_->team) {

@@ -19,10 +19,20 @@ std::uint64_t bytes(const char* name, std::uint64_t fallback) {
   char* end = nullptr;
   std::uint64_t n = std::strtoull(v, &end, 10);
   switch (*end) {
-    case 'k': case 'K': n <<= 10; break;
-    case 'm': case 'M': n <<= 20; break;
-    case 'g': case 'G': n <<= 30; break;
-    default: break;
+    case 'k':
+    case 'K':
+      n <<= 10;
+      break;
+    case 'm':
+    case 'M':
+      n <<= 20;
+      break;
+    case 'g':
+    case 'G':
+      n <<= 30;
+      break;
+    default:
+      break;
   }
   return n;
 }
@@ -35,7 +45,8 @@ const PluginConfig& config() {
     p.enabled = flag("SHMCOLL_ENABLE", true);
     const char* names[] = {"SHMCOLL_MPI_BCAST", "SHMCOLL_MPI_SCATTER", "SHMCOLL_MPI_SCATTERV",
                            "SHMCOLL_MPI_GATHER", "SHMCOLL_MPI_GATHERV"};
-    for (int i = 0; i < static_cast<int>(Coll::kCount); ++i) p.coll_enabled[i] = flag(names[i], true);
+    for (int i = 0; i < static_cast<int>(Coll::kCount); ++i)
+      p.coll_enabled[i] = flag(names[i], true);
     p.verbose = flag("SHMCOLL_MPI_VERBOSE", false);
     p.budget_bytes = bytes("SHMCOLL_MPI_BUDGET", p.budget_bytes);
     return p;

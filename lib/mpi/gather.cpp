@@ -20,7 +20,9 @@ extern "C" int MPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendt
         }
         const long long all = static_cast<long long>(recvcount) * team.size();
         RecvView recv;
-        if (int rc = recv.init(recvbuf, all > INT_MAX || recvcount < 0 ? recvcount : static_cast<int>(all), recvtype);
+        if (int rc = recv.init(recvbuf,
+                               all > INT_MAX || recvcount < 0 ? recvcount : static_cast<int>(all),
+                               recvtype);
             rc != MPI_SUCCESS) {
           return rc;
         }
@@ -28,14 +30,18 @@ extern "C" int MPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendt
         if (in_place) {
           // A packed receive buffer must carry the root's block too, or unpacking would
           // overwrite it with nothing.
-          if (int rc = recv.preload(root * recvcount, recvcount, comm); rc != MPI_SUCCESS) return rc;
+          if (int rc = recv.preload(root * recvcount, recvcount, comm); rc != MPI_SUCCESS)
+            return rc;
           team.gather(shmcoll::in_place, recv.data(), per_rank, recv.element(), root);
         } else {
           SendView send;
           if (int rc = send.init(sendbuf, sendcount, sendtype, comm); rc != MPI_SUCCESS) return rc;
-          team.gather(send.data(), send.count(), send.element(), recv.data(), per_rank, recv.element(), root);
+          team.gather(send.data(), send.count(), send.element(), recv.data(), per_rank,
+                      recv.element(), root);
         }
         return recv.finish(comm);
       },
-      [&] { return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm); });
+      [&] {
+        return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+      });
 }

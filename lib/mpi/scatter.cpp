@@ -21,8 +21,9 @@ extern "C" int MPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype send
         // The root's buffer holds size() blocks; packed, block r is the r-th run of bytes.
         const long long all = static_cast<long long>(sendcount) * team.size();
         SendView send;
-        if (int rc = send.init(sendbuf, all > INT_MAX || sendcount < 0 ? sendcount : static_cast<int>(all), sendtype,
-                               comm);
+        if (int rc = send.init(sendbuf,
+                               all > INT_MAX || sendcount < 0 ? sendcount : static_cast<int>(all),
+                               sendtype, comm);
             rc != MPI_SUCCESS) {
           return rc;
         }
@@ -33,8 +34,11 @@ extern "C" int MPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype send
         }
         RecvView recv;
         if (int rc = recv.init(recvbuf, recvcount, recvtype); rc != MPI_SUCCESS) return rc;
-        team.scatter(send.data(), per_rank, send.element(), recv.data(), recv.count(), recv.element(), root);
+        team.scatter(send.data(), per_rank, send.element(), recv.data(), recv.count(),
+                     recv.element(), root);
         return recv.finish(comm);
       },
-      [&] { return PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm); });
+      [&] {
+        return PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+      });
 }

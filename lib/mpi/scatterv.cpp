@@ -2,8 +2,9 @@
 #include "mpi/serve.hpp"
 #include "mpi/typed_buffer.hpp"
 
-extern "C" int MPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
-                            void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
+extern "C" int MPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[],
+                            MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                            MPI_Datatype recvtype, int root, MPI_Comm comm) {
   using namespace shmcoll::mpi;
   return serve(
       "MPI_Scatterv", Coll::kScatterv, comm,
@@ -11,22 +12,28 @@ extern "C" int MPI_Scatterv(const void* sendbuf, const int sendcounts[], const i
         if (team.rank() != root) {
           RecvView recv;
           if (int rc = recv.init(recvbuf, recvcount, recvtype); rc != MPI_SUCCESS) return rc;
-          team.scatterv(nullptr, {}, {}, shmcoll::kByte, recv.data(), recv.count(), recv.element(), root);
+          team.scatterv(nullptr, {}, {}, shmcoll::kByte, recv.data(), recv.count(), recv.element(),
+                        root);
           return recv.finish(comm);
         }
         VBlocks blocks;
-        if (int rc = blocks.init_send(sendbuf, sendcounts, displs, sendtype, team.size(), comm); rc != MPI_SUCCESS) {
+        if (int rc = blocks.init_send(sendbuf, sendcounts, displs, sendtype, team.size(), comm);
+            rc != MPI_SUCCESS) {
           return rc;
         }
         if (recvbuf == MPI_IN_PLACE) {
-          team.scatterv(blocks.data(), blocks.counts(), blocks.displs(), blocks.element(), shmcoll::in_place, root);
+          team.scatterv(blocks.data(), blocks.counts(), blocks.displs(), blocks.element(),
+                        shmcoll::in_place, root);
           return MPI_SUCCESS;
         }
         RecvView recv;
         if (int rc = recv.init(recvbuf, recvcount, recvtype); rc != MPI_SUCCESS) return rc;
-        team.scatterv(blocks.data(), blocks.counts(), blocks.displs(), blocks.element(), recv.data(), recv.count(),
-                      recv.element(), root);
+        team.scatterv(blocks.data(), blocks.counts(), blocks.displs(), blocks.element(),
+                      recv.data(), recv.count(), recv.element(), root);
         return recv.finish(comm);
       },
-      [&] { return PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm); });
+      [&] {
+        return PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype,
+                             root, comm);
+      });
 }

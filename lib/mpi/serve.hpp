@@ -17,7 +17,8 @@ int serve(const char* function, Coll coll, MPI_Comm comm, Body&& body, Fallback&
     try {
       const int rc = body(*call.team());
       if (rc == MPI_SUCCESS) return rc;
-      const std::string why = std::string(function) + ": an MPI call on this rank failed with code " + std::to_string(rc);
+      const std::string why = std::string(function) +
+                              ": an MPI call on this rank failed with code " + std::to_string(rc);
       call.team()->abort(Status::kInvalidArgument, why);
       return call.fail(InvalidArgument(why));
     } catch (const std::exception& e) {

@@ -34,7 +34,8 @@ int SendView::init(const void* buf, int count, MPI_Datatype type, MPI_Comm comm)
   }
   packed_.resize(packed_bytes(count, info_));
   int position = 0;
-  if (int rc = PMPI_Pack(buf, count, type, packed_.data(), static_cast<int>(packed_.size()), &position, comm);
+  if (int rc = PMPI_Pack(buf, count, type, packed_.data(), static_cast<int>(packed_.size()),
+                         &position, comm);
       rc != MPI_SUCCESS) {
     return rc;
   }
@@ -62,14 +63,17 @@ int RecvView::init(void* buf, int count, MPI_Datatype type) {
 int RecvView::preload(int first, int count, MPI_Comm comm) {
   if (temp_.empty() || count <= 0) return MPI_SUCCESS;
   int position = first * info_.size;
-  const auto* block = static_cast<const std::byte*>(user_) + static_cast<MPI_Aint>(first) * info_.extent;
-  return PMPI_Pack(block, count, type_, temp_.data(), static_cast<int>(temp_.size()), &position, comm);
+  const auto* block =
+      static_cast<const std::byte*>(user_) + static_cast<MPI_Aint>(first) * info_.extent;
+  return PMPI_Pack(block, count, type_, temp_.data(), static_cast<int>(temp_.size()), &position,
+                   comm);
 }
 
 int RecvView::finish(MPI_Comm comm) {
   if (temp_.empty()) return MPI_SUCCESS;
   int position = 0;
-  return PMPI_Unpack(temp_.data(), static_cast<int>(temp_.size()), &position, user_, user_count_, type_, comm);
+  return PMPI_Unpack(temp_.data(), static_cast<int>(temp_.size()), &position, user_, user_count_,
+                     type_, comm);
 }
 
 int VBlocks::plan(const int* counts, const int* displs, MPI_Datatype type, int nranks) {
@@ -96,8 +100,8 @@ int VBlocks::plan(const int* counts, const int* displs, MPI_Datatype type, int n
   return MPI_SUCCESS;
 }
 
-int VBlocks::init_send(const void* buf, const int* counts, const int* displs, MPI_Datatype type, int nranks,
-                       MPI_Comm comm) {
+int VBlocks::init_send(const void* buf, const int* counts, const int* displs, MPI_Datatype type,
+                       int nranks, MPI_Comm comm) {
   if (int rc = plan(counts, displs, type, nranks); rc != MPI_SUCCESS) return rc;
   if (info_.contiguous) {
     data_ = const_cast<void*>(buf);  // shmcoll only reads it
@@ -106,8 +110,10 @@ int VBlocks::init_send(const void* buf, const int* counts, const int* displs, MP
   for (int r = 0; r < nranks; ++r) {
     if (counts[r] <= 0 || displs[r] < 0) continue;
     int position = static_cast<int>(displs_[static_cast<std::size_t>(r)]);
-    const auto* block = static_cast<const std::byte*>(buf) + static_cast<MPI_Aint>(displs[r]) * info_.extent;
-    if (int rc = PMPI_Pack(block, counts[r], type, temp_.data(), static_cast<int>(temp_.size()), &position, comm);
+    const auto* block =
+        static_cast<const std::byte*>(buf) + static_cast<MPI_Aint>(displs[r]) * info_.extent;
+    if (int rc = PMPI_Pack(block, counts[r], type, temp_.data(), static_cast<int>(temp_.size()),
+                           &position, comm);
         rc != MPI_SUCCESS) {
       return rc;
     }
@@ -116,7 +122,8 @@ int VBlocks::init_send(const void* buf, const int* counts, const int* displs, MP
   return MPI_SUCCESS;
 }
 
-int VBlocks::init_recv(void* buf, const int* counts, const int* displs, MPI_Datatype type, int nranks) {
+int VBlocks::init_recv(void* buf, const int* counts, const int* displs, MPI_Datatype type,
+                       int nranks) {
   if (int rc = plan(counts, displs, type, nranks); rc != MPI_SUCCESS) return rc;
   user_ = buf;
   data_ = info_.contiguous ? buf : temp_.data();
@@ -127,8 +134,10 @@ int VBlocks::preload(int rank, MPI_Comm comm) {
   const auto r = static_cast<std::size_t>(rank);
   if (info_.contiguous || user_counts_[r] <= 0 || user_displs_[r] < 0) return MPI_SUCCESS;
   int position = static_cast<int>(displs_[r]);
-  const auto* block = static_cast<const std::byte*>(user_) + static_cast<MPI_Aint>(user_displs_[r]) * info_.extent;
-  return PMPI_Pack(block, user_counts_[r], type_, temp_.data(), static_cast<int>(temp_.size()), &position, comm);
+  const auto* block =
+      static_cast<const std::byte*>(user_) + static_cast<MPI_Aint>(user_displs_[r]) * info_.extent;
+  return PMPI_Pack(block, user_counts_[r], type_, temp_.data(), static_cast<int>(temp_.size()),
+                   &position, comm);
 }
 
 int VBlocks::finish_recv(MPI_Comm comm) {
@@ -136,9 +145,10 @@ int VBlocks::finish_recv(MPI_Comm comm) {
   for (std::size_t r = 0; r < counts_.size(); ++r) {
     if (user_counts_[r] <= 0 || user_displs_[r] < 0) continue;
     int position = static_cast<int>(displs_[r]);
-    auto* block = static_cast<std::byte*>(user_) + static_cast<MPI_Aint>(user_displs_[r]) * info_.extent;
-    if (int rc = PMPI_Unpack(temp_.data(), static_cast<int>(temp_.size()), &position, block, user_counts_[r], type_,
-                             comm);
+    auto* block =
+        static_cast<std::byte*>(user_) + static_cast<MPI_Aint>(user_displs_[r]) * info_.extent;
+    if (int rc = PMPI_Unpack(temp_.data(), static_cast<int>(temp_.size()), &position, block,
+                             user_counts_[r], type_, comm);
         rc != MPI_SUCCESS) {
       return rc;
     }

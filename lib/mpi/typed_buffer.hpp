@@ -22,7 +22,9 @@ struct TypeInfo {
   bool contiguous = false;
   std::string name;
   // Valid only while this TypeInfo lives.
-  Datatype element() const { return contiguous ? Datatype{static_cast<std::size_t>(size), name.c_str()} : kByte; }
+  Datatype element() const {
+    return contiguous ? Datatype{static_cast<std::size_t>(size), name.c_str()} : kByte;
+  }
 };
 // Returns an MPI error code (MPI_SUCCESS when `info` is filled).
 int type_info(MPI_Datatype type, TypeInfo& info);
@@ -68,8 +70,8 @@ class RecvView {
 class VBlocks {
  public:
   // scatterv: packs each block of a non-contiguous type; gatherv: prepares a temporary.
-  int init_send(const void* buf, const int* counts, const int* displs, MPI_Datatype type, int nranks,
-                MPI_Comm comm);
+  int init_send(const void* buf, const int* counts, const int* displs, MPI_Datatype type,
+                int nranks, MPI_Comm comm);
   int init_recv(void* buf, const int* counts, const int* displs, MPI_Datatype type, int nranks);
   // gatherv with a temporary: copies rank r's block of the user's buffer into it (the root's
   // own block under MPI_IN_PLACE), so that finish_recv() writes it back unchanged.

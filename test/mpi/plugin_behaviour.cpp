@@ -98,15 +98,18 @@ void dup_loop(int cycles) {
   MPI_Barrier(MPI_COMM_WORLD);
   const int shm = count_entries("/dev/shm", "shmcoll-");
   if (g_rank == 0) {
-    std::printf("dup-loop: %d cycles: resident %ld -> %ld KiB, open fds %d -> %d, shmcoll files in /dev/shm %d\n",
-                cycles, rss0, rss1, fds0, fds1, shm);
+    std::printf(
+        "dup-loop: %d cycles: resident %ld -> %ld KiB, open fds %d -> %d, shmcoll files in "
+        "/dev/shm %d\n",
+        cycles, rss0, rss1, fds0, fds1, shm);
   }
   check(fds1 == fds0, "no file descriptor leaks");
   check(rss1 - rss0 < 2048, "resident memory grows by less than 2 MiB");
   check(shm == 0, "nothing left in /dev/shm");
   unsigned long long served = 0, fallback = 0;
   shmcoll_mpi_stats(&served, &fallback);
-  check(served >= static_cast<unsigned long long>(cycles) && fallback == 0, "shmcoll served every cycle's bcast");
+  check(served >= static_cast<unsigned long long>(cycles) && fallback == 0,
+        "shmcoll served every cycle's bcast");
 }
 
 void threads() {
@@ -129,14 +132,16 @@ void threads() {
       std::vector<int> all(static_cast<std::size_t>(g_size));
       MPI_Gather(&mine, 1, MPI_INT, all.data(), 1, MPI_INT, root, comms[t]);
       if (g_rank == root) {
-        for (int r = 0; r < g_size; ++r) bad[t] += all[static_cast<std::size_t>(r)] != r * 1000 + it + t;
+        for (int r = 0; r < g_size; ++r)
+          bad[t] += all[static_cast<std::size_t>(r)] != r * 1000 + it + t;
       }
     }
   };
   std::thread other(work, 1);
   work(0);
   other.join();
-  check(bad[0] == 0 && bad[1] == 0, "concurrent collectives on two communicators deliver the right data");
+  check(bad[0] == 0 && bad[1] == 0,
+        "concurrent collectives on two communicators deliver the right data");
   for (MPI_Comm& c : comms) MPI_Comm_free(&c);
 }
 
@@ -145,14 +150,20 @@ void threads() {
 int main(int argc, char** argv) {
   const std::string mode = argc > 1 ? argv[1] : "";
   int provided = 0;
-  MPI_Init_thread(&argc, &argv, mode == "threads" ? MPI_THREAD_MULTIPLE : MPI_THREAD_SINGLE, &provided);
+  MPI_Init_thread(&argc, &argv, mode == "threads" ? MPI_THREAD_MULTIPLE : MPI_THREAD_SINGLE,
+                  &provided);
   MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
   MPI_Comm_size(MPI_COMM_WORLD, &g_size);
-  if (mode == "errors-return") errors_return();
-  else if (mode == "errors-fatal") errors_fatal();
-  else if (mode == "dup-loop") dup_loop(argc > 2 ? std::atoi(argv[2]) : 1000);
-  else if (mode == "threads") threads();
-  else check(false, "unknown mode");
+  if (mode == "errors-return")
+    errors_return();
+  else if (mode == "errors-fatal")
+    errors_fatal();
+  else if (mode == "dup-loop")
+    dup_loop(argc > 2 ? std::atoi(argv[2]) : 1000);
+  else if (mode == "threads")
+    threads();
+  else
+    check(false, "unknown mode");
   int counts[2] = {g_passed, g_failed}, sums[2] = {0, 0};
   MPI_Reduce(counts, sums, 2, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
   if (g_rank == 0) std::printf("%d passed, %d failed\n", sums[0], sums[1]);

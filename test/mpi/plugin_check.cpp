@@ -26,8 +26,8 @@ void compare(const std::string& what, const std::vector<int>& a, const std::vect
   if (++g_failures <= 10) {
     std::size_t i = 0;
     while (i < a.size() && a[i] == b[i]) ++i;
-    std::fprintf(stderr, "[rank %d] MISMATCH %s: element %zu: plugin %d, PMPI %d\n", g_rank, what.c_str(), i,
-                 i < a.size() ? a[i] : -1, i < b.size() ? b[i] : -1);
+    std::fprintf(stderr, "[rank %d] MISMATCH %s: element %zu: plugin %d, PMPI %d\n", g_rank,
+                 what.c_str(), i, i < a.size() ? a[i] : -1, i < b.size() ? b[i] : -1);
   }
 }
 
@@ -36,19 +36,25 @@ constexpr int kUnset = -77;
 
 using Bcast = int (*)(void*, int, MPI_Datatype, int, MPI_Comm);
 using Scatter = int (*)(const void*, int, MPI_Datatype, void*, int, MPI_Datatype, int, MPI_Comm);
-using Scatterv = int (*)(const void*, const int*, const int*, MPI_Datatype, void*, int, MPI_Datatype, int, MPI_Comm);
+using Scatterv = int (*)(const void*, const int*, const int*, MPI_Datatype, void*, int,
+                         MPI_Datatype, int, MPI_Comm);
 using Gather = int (*)(const void*, int, MPI_Datatype, void*, int, MPI_Datatype, int, MPI_Comm);
-using Gatherv = int (*)(const void*, int, MPI_Datatype, void*, const int*, const int*, MPI_Datatype, int, MPI_Comm);
+using Gatherv = int (*)(const void*, int, MPI_Datatype, void*, const int*, const int*, MPI_Datatype,
+                        int, MPI_Comm);
 
 // Non-roots may describe their n ints with a derived type of another type map (same signature):
 // one element covering n ints spread over 3n ints of memory.
 enum class Map { kInts, kVector, kIndexed, kResized };
 const char* map_name(Map m) {
   switch (m) {
-    case Map::kInts: return "int";
-    case Map::kVector: return "vector";
-    case Map::kIndexed: return "indexed";
-    case Map::kResized: return "resized";
+    case Map::kInts:
+      return "int";
+    case Map::kVector:
+      return "vector";
+    case Map::kIndexed:
+      return "indexed";
+    case Map::kResized:
+      return "resized";
   }
   return "?";
 }
@@ -83,20 +89,23 @@ struct Case {
   bool in_place;
   Map map;  // how non-roots describe their data (and the root in the v forms)
   std::string tag() const {
-    return comm_name + " root " + std::to_string(root) + " n " + std::to_string(n) + (in_place ? " in-place" : "") +
-           " " + map_name(map);
+    return comm_name + " root " + std::to_string(root) + " n " + std::to_string(n) +
+           (in_place ? " in-place" : "") + " " + map_name(map);
   }
 };
 
 // Buffers for a derived view of n ints spread over 3n ints.
-std::vector<int> spread_buffer(int n) { return std::vector<int>(static_cast<std::size_t>(3 * n + 2), kUnset); }
+std::vector<int> spread_buffer(int n) {
+  return std::vector<int>(static_cast<std::size_t>(3 * n + 2), kUnset);
+}
 int spread_index(Map m, int i) { return m == Map::kIndexed ? 3 * i + 1 : 3 * i; }
 
 std::vector<int> run_bcast(Bcast f, const Case& c) {
   const Map m = c.rank == c.root ? Map::kInts : c.map;
   int count = 0;
   MPI_Datatype t = make_type(m, c.n, count);
-  std::vector<int> buf = m == Map::kInts ? std::vector<int>(static_cast<std::size_t>(c.n), kUnset) : spread_buffer(c.n);
+  std::vector<int> buf = m == Map::kInts ? std::vector<int>(static_cast<std::size_t>(c.n), kUnset)
+                                         : spread_buffer(c.n);
   if (c.rank == c.root) {
     for (int i = 0; i < c.n; ++i) buf[static_cast<std::size_t>(i)] = value(c.seed, c.root, i);
   }
@@ -110,19 +119,23 @@ std::vector<int> run_scatter(Scatter f, const Case& c) {
   const Map m = c.rank == c.root ? Map::kInts : c.map;
   int count = 0;
   MPI_Datatype t = make_type(m, c.n, count);
-  recv = m == Map::kInts ? std::vector<int>(static_cast<std::size_t>(c.n), kUnset) : spread_buffer(c.n);
+  recv = m == Map::kInts ? std::vector<int>(static_cast<std::size_t>(c.n), kUnset)
+                         : spread_buffer(c.n);
   if (c.rank == c.root) {
     send.resize(static_cast<std::size_t>(c.n * c.size));
     for (int r = 0; r < c.size; ++r)
-      for (int i = 0; i < c.n; ++i) send[static_cast<std::size_t>(r * c.n + i)] = value(c.seed, r, i);
+      for (int i = 0; i < c.n; ++i)
+        send[static_cast<std::size_t>(r * c.n + i)] = value(c.seed, r, i);
   }
   if (c.rank == c.root && c.in_place) {
     // Garbage recvcount and recvtype: they must not be looked at.
     f(send.data(), c.n, MPI_INT, MPI_IN_PLACE, -5, MPI_DATATYPE_NULL, c.root, c.comm);
     return send;
   }
-  if (c.rank == c.root) f(send.data(), c.n, MPI_INT, recv.data(), count, t, c.root, c.comm);
-  else f(nullptr, -3, MPI_DATATYPE_NULL, recv.data(), count, t, c.root, c.comm);  // root-only garbage
+  if (c.rank == c.root)
+    f(send.data(), c.n, MPI_INT, recv.data(), count, t, c.root, c.comm);
+  else
+    f(nullptr, -3, MPI_DATATYPE_NULL, recv.data(), count, t, c.root, c.comm);  // root-only garbage
   free_type(t);
   if (c.rank == c.root) recv.insert(recv.end(), send.begin(), send.end());
   return recv;
@@ -132,14 +145,17 @@ std::vector<int> run_gather(Gather f, const Case& c) {
   const Map m = c.rank == c.root ? Map::kInts : c.map;
   int count = 0;
   MPI_Datatype t = make_type(m, c.n, count);
-  std::vector<int> send = m == Map::kInts ? std::vector<int>(static_cast<std::size_t>(c.n)) : spread_buffer(c.n);
+  std::vector<int> send =
+      m == Map::kInts ? std::vector<int>(static_cast<std::size_t>(c.n)) : spread_buffer(c.n);
   for (int i = 0; i < c.n; ++i) {
-    send[static_cast<std::size_t>(m == Map::kInts ? i : spread_index(m, i))] = value(c.seed, c.rank, i);
+    send[static_cast<std::size_t>(m == Map::kInts ? i : spread_index(m, i))] =
+        value(c.seed, c.rank, i);
   }
   std::vector<int> recv(c.rank == c.root ? static_cast<std::size_t>(c.n * c.size) : 0, kUnset);
   if (c.rank == c.root) {
     if (c.in_place) {
-      for (int i = 0; i < c.n; ++i) recv[static_cast<std::size_t>(c.root * c.n + i)] = value(c.seed, c.root, i);
+      for (int i = 0; i < c.n; ++i)
+        recv[static_cast<std::size_t>(c.root * c.n + i)] = value(c.seed, c.root, i);
       f(MPI_IN_PLACE, -9, MPI_DATATYPE_NULL, recv.data(), c.n, MPI_INT, c.root, c.comm);
     } else {
       f(send.data(), c.n, MPI_INT, recv.data(), c.n, MPI_INT, c.root, c.comm);
@@ -181,9 +197,11 @@ std::vector<int> run_scatterv(Scatterv f, const Case& c) {
     send.assign(static_cast<std::size_t>(extent * k), kUnset);
     for (int r = 0; r < c.size; ++r)
       for (int i = 0; i < counts[static_cast<std::size_t>(r)]; ++i)
-        send[static_cast<std::size_t>((displs[static_cast<std::size_t>(r)] + i) * k)] = value(c.seed, r, i);
+        send[static_cast<std::size_t>((displs[static_cast<std::size_t>(r)] + i) * k)] =
+            value(c.seed, r, i);
     if (c.in_place) {
-      f(send.data(), counts.data(), displs.data(), t, MPI_IN_PLACE, -1, MPI_DATATYPE_NULL, c.root, c.comm);
+      f(send.data(), counts.data(), displs.data(), t, MPI_IN_PLACE, -1, MPI_DATATYPE_NULL, c.root,
+        c.comm);
       free_type(t);
       return send;
     }
@@ -209,9 +227,11 @@ std::vector<int> run_gatherv(Gatherv f, const Case& c) {
     MPI_Datatype t = make_type(c.map == Map::kResized ? Map::kResized : Map::kInts, 0, unused);
     if (c.in_place) {
       for (int i = 0; i < mine; ++i) {
-        recv[static_cast<std::size_t>((displs[static_cast<std::size_t>(c.root)] + i) * k)] = send[static_cast<std::size_t>(i)];
+        recv[static_cast<std::size_t>((displs[static_cast<std::size_t>(c.root)] + i) * k)] =
+            send[static_cast<std::size_t>(i)];
       }
-      f(MPI_IN_PLACE, -1, MPI_DATATYPE_NULL, recv.data(), counts.data(), displs.data(), t, c.root, c.comm);
+      f(MPI_IN_PLACE, -1, MPI_DATATYPE_NULL, recv.data(), counts.data(), displs.data(), t, c.root,
+        c.comm);
     } else {
       f(send.data(), mine, MPI_INT, recv.data(), counts.data(), displs.data(), t, c.root, c.comm);
     }
@@ -223,6 +243,15 @@ std::vector<int> run_gatherv(Gatherv f, const Case& c) {
 }
 
 // `seed` is the same on every rank of `comm` (the layouts of the v forms derive from it).
+// Runs `run` through the plugin, then through PMPI (in this order on every rank: as arguments of
+// one call their order would be unspecified), and compares.
+template <class Run, class F>
+void both(const std::string& what, Run run, F plugin, F pmpi, const Case& c) {
+  const std::vector<int> via_plugin = run(plugin, c);
+  const std::vector<int> via_pmpi = run(pmpi, c);
+  compare(what + " " + c.tag(), via_plugin, via_pmpi);
+}
+
 void check_comm(MPI_Comm comm, const std::string& name, int seed) {
   Case c{};
   c.comm = comm;
@@ -236,14 +265,18 @@ void check_comm(MPI_Comm comm, const std::string& name, int seed) {
         c.n = n;
         c.seed = ++seed;
         c.in_place = variant == 1 || variant == 4;
-        c.map = variant == 2 ? Map::kVector : variant == 3 ? Map::kIndexed : variant == 4 ? Map::kResized : Map::kInts;
-        compare("bcast " + c.tag(), run_bcast(MPI_Bcast, c), run_bcast(PMPI_Bcast, c));
-        compare("scatter " + c.tag(), run_scatter(MPI_Scatter, c), run_scatter(PMPI_Scatter, c));
-        compare("gather " + c.tag(), run_gather(MPI_Gather, c), run_gather(PMPI_Gather, c));
-        // v forms: ints, or a resized int at the root (variant 4, in place) and plain ints elsewhere.
+        c.map = variant == 2   ? Map::kVector
+                : variant == 3 ? Map::kIndexed
+                : variant == 4 ? Map::kResized
+                               : Map::kInts;
+        both("bcast", run_bcast, Bcast{MPI_Bcast}, Bcast{PMPI_Bcast}, c);
+        both("scatter", run_scatter, Scatter{MPI_Scatter}, Scatter{PMPI_Scatter}, c);
+        both("gather", run_gather, Gather{MPI_Gather}, Gather{PMPI_Gather}, c);
+        // v forms: ints, or a resized int at the root (variant 4, in place) and plain ints
+        // elsewhere.
         if (c.map == Map::kInts || c.map == Map::kResized) {
-          compare("scatterv " + c.tag(), run_scatterv(MPI_Scatterv, c), run_scatterv(PMPI_Scatterv, c));
-          compare("gatherv " + c.tag(), run_gatherv(MPI_Gatherv, c), run_gatherv(PMPI_Gatherv, c));
+          both("scatterv", run_scatterv, Scatterv{MPI_Scatterv}, Scatterv{PMPI_Scatterv}, c);
+          both("gatherv", run_gatherv, Gatherv{MPI_Gatherv}, Gatherv{PMPI_Gatherv}, c);
         }
       }
     }
@@ -273,14 +306,16 @@ int main(int argc, char** argv) {
 
   // The plugin must have served the calls: through the library linked in, or preloaded.
   unsigned long long served = 0, fallback = 0;
-  auto stats = reinterpret_cast<void (*)(unsigned long long*, unsigned long long*)>(dlsym(RTLD_DEFAULT, "shmcoll_mpi_stats"));
+  auto stats = reinterpret_cast<void (*)(unsigned long long*, unsigned long long*)>(
+      dlsym(RTLD_DEFAULT, "shmcoll_mpi_stats"));
   if (stats == nullptr) {
     std::fprintf(stderr, "[rank %d] the shmcoll plugin is not loaded\n", g_rank);
     ++g_failures;
   } else {
     stats(&served, &fallback);
     if (served == 0 || fallback != 0) {
-      std::fprintf(stderr, "[rank %d] plugin served %llu calls, %llu fell back\n", g_rank, served, fallback);
+      std::fprintf(stderr, "[rank %d] plugin served %llu calls, %llu fell back\n", g_rank, served,
+                   fallback);
       ++g_failures;
     }
   }
