@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The two entry points of shmcoll on a fresh Debian machine:
 #   ./run.sh bench   install dependencies, build, run the benchmark of all five collectives
-#   ./run.sh test    install dependencies, build, run the whole test suite
+#   ./run.sh test    install dependencies, build, run the whole test suite, then the core
+#                    suite again in an ASan+UBSan build
 # Environment: BUILD_DIR (default build), BENCH_RANKS (default: number of cores),
 # BENCH_MAX_BYTES (default 64M).
 set -euo pipefail
@@ -9,9 +10,9 @@ cd "$(dirname "$0")"
 
 build_dir=${BUILD_DIR:-build}
 
+gen=()
 setup_and_build() {
   ./scripts/setup.sh
-  local gen=()
   command -v ninja >/dev/null 2>&1 && gen=(-G Ninja)
   if [ ! -f "$build_dir/CMakeCache.txt" ]; then
     cmake -S . -B "$build_dir" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release
@@ -29,6 +30,15 @@ case "${1:-}" in
   test)
     setup_and_build
     (cd "$build_dir" && ctest --output-on-failure --timeout 900 "${@:2}")
+    # The core suite again under AddressSanitizer and UndefinedBehaviorSanitizer (without the
+    # MPI plugin: an instrumented library cannot be preloaded into uninstrumented MPI programs).
+    asan_dir="${build_dir}-asan"
+    if [ ! -f "$asan_dir/CMakeCache.txt" ]; then
+      cmake -S . -B "$asan_dir" "${gen[@]}" -DCMAKE_BUILD_TYPE=Debug -DSHMCOLL_SANITIZE=address,undefined \
+        -DSHMCOLL_BUILD_MPI=OFF -DSHMCOLL_BUILD_BENCH=OFF
+    fi
+    cmake --build "$asan_dir" -j "$(nproc)"
+    (cd "$asan_dir" && ctest --output-on-failure --timeout 900 "${@:2}")
     leftover=$(ls /dev/shm 2>/dev/null | grep '^shmcoll-' || true)
     if [ -n "$leftover" ]; then
       echo "run.sh: shared segments left in /dev/shm: $leftover" >&2
