@@ -29,6 +29,9 @@ struct Options {
   int spin_iterations = -1;
   // How many sched_yield rounds follow the spinning before the waiter sleeps on a futex.
   int yield_iterations = 32;
+  // The topology the ranks' places come from: empty for this machine, an hwloc synthetic
+  // description ("package:2 numa:2 l3:1 core:4 pu:1"), or an XML topology file (*.xml).
+  std::string topology;
 
   static Options from_env();
 };

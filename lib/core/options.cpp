@@ -98,6 +98,11 @@ const std::vector<Row>& rows() {
        [](Options& o, const std::string& v) {
          o.yield_iterations = static_cast<int>(parse_integer("SHMCOLL_YIELDS", v, 0, 1 << 30));
        }},
+      {"SHMCOLL_TOPOLOGY",
+       "topology for placing ranks: empty = this machine, an hwloc synthetic description, or an "
+       "XML file (*.xml); with the latter two, rank r sits on PU r mod (number of PUs)",
+       [](const Options& o) { return o.topology; },
+       [](Options& o, const std::string& v) { o.topology = v; }},
   };
   return table;
 }

@@ -15,6 +15,7 @@
 #include "shmcoll/options.hpp"
 #include "sync/tag.hpp"
 #include "sync/waiter.hpp"
+#include "topology/hierarchy.hpp"
 
 namespace shmcoll {
 
@@ -40,6 +41,7 @@ class TeamImpl final : public sync::WaitObserver {
   std::size_t segment_bytes() const { return segment_.size(); }
   std::uint64_t slot_bytes() const { return segment_.geometry().slot_bytes; }
   std::uint32_t slots() const { return segment_.geometry().slots; }
+  const std::vector<topology::Place>& places() const { return places_; }
 
   segment::RankArea area(int r) const { return segment_.rank(static_cast<std::uint32_t>(r)); }
   segment::RankArea self() const { return area(rank_); }
@@ -98,6 +100,7 @@ class TeamImpl final : public sync::WaitObserver {
   Options options_;
   segment::Segment segment_;
   std::vector<pid_t> pids_;
+  std::vector<topology::Place> places_;  // every rank's place, from team formation
   int team_cpus_ = 0;  // CPUs in the union of the ranks' affinity masks
   std::vector<SlotRecord> slot_records_;
   std::vector<std::uint64_t> seen_progress_;  // see progress_reached

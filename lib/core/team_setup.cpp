@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "core/team_impl.hpp"
+#include "topology/discovery.hpp"
 
 namespace shmcoll {
 namespace {
@@ -18,6 +19,8 @@ struct JoinInfo {
   std::uint32_t slots = 0;
   std::uint32_t checks = 0;
   cpu_set_t cpus{};  // where this rank may run, to tell whether the team is oversubscribed
+  topology::Place place;
+  char topology_error[192] = {};
   char name[192] = {};
   char error[320] = {};
 };
@@ -45,6 +48,11 @@ void TeamImpl::form(Bootstrap& bootstrap) {
   JoinInfo mine;
   mine.pid = static_cast<std::int32_t>(getpid());
   if (sched_getaffinity(0, sizeof mine.cpus, &mine.cpus) != 0) CPU_ZERO(&mine.cpus);
+  try {
+    mine.place = topology::Topology::load(options_.topology)->place_of_rank(rank_, nullptr);
+  } catch (const Error& e) {
+    put(mine.topology_error, e.what());  // reported by every rank after the exchange
+  }
   std::string name;
   if (rank_ == 0) {
     mine.slot_bytes = geometry.slot_bytes;
@@ -66,6 +74,12 @@ void TeamImpl::form(Bootstrap& bootstrap) {
     if (rank_ == 0 && !name.empty()) segment::Segment::remove(name);
     throw;
   }
+  for (int r = 0; r < size_; ++r) {
+    if (all[static_cast<std::size_t>(r)].topology_error[0] != '\0') {
+      if (rank_ == 0) segment::Segment::remove(name);
+      throw InvalidArgument("rank " + std::to_string(r) + ": " + all[static_cast<std::size_t>(r)].topology_error);
+    }
+  }
   const JoinInfo& creator = all[0];
   if (creator.created != 1) {
     throw SegmentError("rank 0 could not create the team's segment: " + std::string(creator.error));
@@ -82,6 +96,7 @@ void TeamImpl::form(Bootstrap& bootstrap) {
   for (int r = 0; r < size_; ++r) {
     pids_[static_cast<std::size_t>(r)] = all[static_cast<std::size_t>(r)].pid;
     CPU_OR(&team_cpus, &team_cpus, &all[static_cast<std::size_t>(r)].cpus);
+    places_.push_back(all[static_cast<std::size_t>(r)].place);
   }
   team_cpus_ = CPU_COUNT(&team_cpus);
 
