@@ -20,12 +20,13 @@ const std::vector<std::uint64_t> kUnits = {0, 1, 13, 300, 900};
 
 using Check = void (*)(Team&, RankContext&, const CallSpec&);
 
-void run_matrix(Check check, bool has_in_place, bool v_form, int n) {
+void run_matrix(Check check, bool has_in_place, bool v_form, int n,
+                const Options& options = test_options()) {
   std::string job;
   const launch::JobOutcome outcome = run_ranks(
       {.nranks = n},
       [&](RankContext& ctx) {
-        Team team(ctx.bootstrap, test_options());
+        Team team(ctx.bootstrap, options);
         std::uint64_t seq = 0;
         for (int root = 0; root < n; ++root) {
           for (int in_place = 0; in_place <= (has_in_place ? 1 : 0); ++in_place) {
@@ -57,6 +58,22 @@ void run_matrix(Check check, bool has_in_place, bool v_form, int n) {
 TEST_CASE("bcast: matrix over team sizes, roots and counts") {
   for (int n : kTeamSizes) run_matrix(check_bcast, false, false, n);
 }
+TEST_CASE("bcast: matrix down the topology trees of synthetic machines") {
+  // 2 packages x 2 NUMA; 4 NUMA nodes of 3 cores (11 ranks leave one short); 1 package x 8 L3;
+  // and this machine's (one NUMA node: the tree is flat) -- with 8, 11 and 16 ranks, so that
+  // roots fall in every group.
+  for (const char* topology :
+       {"package:2 numa:2 core:4 pu:1", "numa:4 core:3 pu:1", "package:1 l3:8 core:2 pu:1", ""}) {
+    for (int n : {8, 11, 16}) {
+      CAPTURE(topology);
+      Options o = test_options();
+      o.topology = topology;
+      o.bcast_algorithm = BcastAlgorithm::kTree;
+      run_matrix(check_bcast, false, false, n, o);
+    }
+  }
+}
+
 TEST_CASE("scatter: matrix over team sizes, roots, in-place and counts") {
   for (int n : kTeamSizes) run_matrix(check_scatter, true, false, n);
 }

@@ -11,34 +11,42 @@
 namespace shmcoll::test {
 
 TEST_CASE("mixed collectives back to back with changing roots, sizes and in-place") {
-  for (int n : {2, 7, 16}) {
-    std::string job;
-    auto outcome = run_ranks(
-        {.nranks = n},
-        [&](RankContext& ctx) {
-          Team team(ctx.bootstrap, test_options(1024, 2));  // two slots: reuse as early as possible
-          std::mt19937_64 rng(12345);                       // same sequence on every rank
-          using Check = void (*)(Team&, RankContext&, const CallSpec&);
-          const Check checks[] = {check_bcast, check_scatter, check_gather, check_scatterv,
-                                  check_gatherv};
-          const std::uint64_t sizes[] = {0, 1, 8, 40, 41, 100, 1024, 1500, 5000};
-          for (std::uint64_t seq = 1; seq <= 400; ++seq) {
-            const int which = static_cast<int>(rng() % 5);
-            CallSpec s;
-            s.seq = seq;
-            s.root = static_cast<int>(rng() % static_cast<std::uint64_t>(n));
-            s.in_place = which != 0 && rng() % 2 == 0;
-            s.misalign = rng() % 8;
-            s.type = rng() % 2 ? kInt32 : kByte;
-            s.count =
-                sizes[rng() % std::size(sizes)] / (which >= 3 ? 4 * s.type.size : s.type.size);
-            checks[which](team, ctx, s);
-          }
-        },
-        &job);
-    INFO("team size " << n << ": " << outcome.summary());
-    CHECK(outcome.succeeded());
-    CHECK(leftover_segments(job).empty());
+  // Flat, and with broadcasts down the tree of a 2-package x 2-NUMA machine, interleaved with
+  // the other collectives on the same slots.
+  for (const char* topology : {"", "package:2 numa:2 core:4 pu:1"}) {
+    for (int n : {2, 7, 16}) {
+      CAPTURE(topology);
+      std::string job;
+      auto outcome = run_ranks(
+          {.nranks = n},
+          [&](RankContext& ctx) {
+            Options o = test_options(1024, 2);  // two slots: reuse as early as possible
+            o.topology = topology;
+            if (*topology != '\0') o.bcast_algorithm = BcastAlgorithm::kTree;
+            Team team(ctx.bootstrap, o);
+            std::mt19937_64 rng(12345);  // same sequence on every rank
+            using Check = void (*)(Team&, RankContext&, const CallSpec&);
+            const Check checks[] = {check_bcast, check_scatter, check_gather, check_scatterv,
+                                    check_gatherv};
+            const std::uint64_t sizes[] = {0, 1, 8, 40, 41, 100, 1024, 1500, 5000};
+            for (std::uint64_t seq = 1; seq <= 400; ++seq) {
+              const int which = static_cast<int>(rng() % 5);
+              CallSpec s;
+              s.seq = seq;
+              s.root = static_cast<int>(rng() % static_cast<std::uint64_t>(n));
+              s.in_place = which != 0 && rng() % 2 == 0;
+              s.misalign = rng() % 8;
+              s.type = rng() % 2 ? kInt32 : kByte;
+              s.count =
+                  sizes[rng() % std::size(sizes)] / (which >= 3 ? 4 * s.type.size : s.type.size);
+              checks[which](team, ctx, s);
+            }
+          },
+          &job);
+      INFO("team size " << n << ": " << outcome.summary());
+      CHECK(outcome.succeeded());
+      CHECK(leftover_segments(job).empty());
+    }
   }
 }
 

@@ -8,6 +8,11 @@
 
 namespace shmcoll {
 
+// How broadcasts travel: flat from the root to everyone, or down the topology tree (package,
+// NUMA node, L3; see lib/topology/hierarchy.hpp). kAuto takes the tree when the ranks' places
+// split into more than one group.
+enum class BcastAlgorithm { kAuto, kFlat, kTree };
+
 enum class CheckLevel {
   kBasic,  // each rank checks its own arguments, receivers check what the root sends them
   kFull,   // also: every rank verifies that all ranks called the same collective with the same
@@ -32,6 +37,7 @@ struct Options {
   // The topology the ranks' places come from: empty for this machine, an hwloc synthetic
   // description ("package:2 numa:2 l3:1 core:4 pu:1"), or an XML topology file (*.xml).
   std::string topology;
+  BcastAlgorithm bcast_algorithm = BcastAlgorithm::kAuto;
 
   static Options from_env();
 };

@@ -2,12 +2,14 @@
 
 #include "copy/copy.hpp"
 #include "core/validation.hpp"
+#include "topology/hierarchy.hpp"
 
 namespace shmcoll {
 
 BcastOp::BcastOp(TeamImpl& team, void* buffer, Count count, Datatype type, int root)
     : CollectiveOp(team, {Kind::kBcast, root, 0, count, type}),
-      buffer_(static_cast<std::byte*>(buffer)) {
+      buffer_(static_cast<std::byte*>(buffer)),
+      source_(root) {
   const validate::Context ctx{Kind::kBcast, team.rank(), team.size(), root, team.slot_bytes()};
   validate::common(ctx, false);
   sig_.bytes = validate::bytes(ctx, "count", count, type);
@@ -18,6 +20,15 @@ BcastOp::BcastOp(TeamImpl& team, void* buffer, Count count, Datatype type, int r
 bool BcastOp::advance_data(sync::WaitTarget& blocked_on) {
   const int me = team_.rank();
   if (team_.size() == 1) return true;
+  if (!started_ && team_.bcast_uses_tree()) {
+    const topology::Tree& tree = team_.tree(sig_.root);
+    tree_ = true;
+    source_ = me == sig_.root ? me : tree.parent[static_cast<std::size_t>(me)];
+    children_ = &tree.children[static_cast<std::size_t>(me)];
+    writer_.start(op_, Kind::kBcast, sig_.root, sig_.bytes, team_.slot_bytes());
+    started_ = true;
+  }
+  if (tree_) return advance_tree(blocked_on);
   if (me == sig_.root) {
     if (!started_) {
       writer_.start(op_, Kind::kBcast, sig_.root, sig_.bytes, team_.slot_bytes());
@@ -41,6 +52,33 @@ bool BcastOp::advance_data(sync::WaitTarget& blocked_on) {
   if (!reader_.pull(team_, acked_, blocked_on, /*ack_last=*/false)) return false;
   if (!reader_.empty()) defer_final_ack(sync::step_consumed(reader_.last_chunk()));
   return true;
+}
+
+bool BcastOp::advance_tree(sync::WaitTarget& blocked_on) {
+  const int me = team_.rank();
+  const std::uint64_t chunks = writer_.shape().chunks();
+  if (me == sig_.root) received_ = chunks;  // the root holds the whole message
+  auto fill = [&](std::byte* dst, std::uint64_t offset, std::uint64_t length) {
+    copy::copy_bytes(dst, buffer_ + offset, length);
+  };
+  auto readers = [&](std::uint64_t, std::vector<int>& out) { out = *children_; };
+  const StreamSource src{source_, op_, Kind::kBcast, sig_.root, sig_.bytes, true, "count"};
+  for (;;) {
+    // Pass on what has arrived, then take the next chunk from the parent. The parent never
+    // waits for anything but this rank's acknowledgements, which follow each read at once,
+    // and the children wait only for what this rank publishes: no cycle.
+    sync::WaitTarget pump_wait;
+    const bool caught_up =
+        children_->empty() || writer_.pump(team_, fill, readers, pump_wait, received_);
+    if (received_ == chunks) {
+      if (caught_up && (children_->empty() || writer_.done())) return true;
+      blocked_on = pump_wait;
+      return false;
+    }
+    if (!read_chunk(team_, src, received_, 0, sig_.bytes, buffer_, blocked_on)) return false;
+    team_.publish_step(op_, sync::step_consumed(received_));
+    ++received_;
+  }
 }
 
 }  // namespace shmcoll

@@ -98,6 +98,24 @@ const std::vector<Row>& rows() {
        [](Options& o, const std::string& v) {
          o.yield_iterations = static_cast<int>(parse_integer("SHMCOLL_YIELDS", v, 0, 1 << 30));
        }},
+      {"SHMCOLL_BCAST_ALGORITHM",
+       "auto: down the topology tree when the ranks span several packages, NUMA nodes or L3 "
+       "caches, else flat; flat; tree",
+       [](const Options& o) {
+         return std::string(o.bcast_algorithm == BcastAlgorithm::kFlat   ? "flat"
+                            : o.bcast_algorithm == BcastAlgorithm::kTree ? "tree"
+                                                                         : "auto");
+       },
+       [](Options& o, const std::string& v) {
+         if (v == "auto")
+           o.bcast_algorithm = BcastAlgorithm::kAuto;
+         else if (v == "flat")
+           o.bcast_algorithm = BcastAlgorithm::kFlat;
+         else if (v == "tree")
+           o.bcast_algorithm = BcastAlgorithm::kTree;
+         else
+           throw InvalidArgument("SHMCOLL_BCAST_ALGORITHM='" + v + "' must be auto, flat or tree");
+       }},
       {"SHMCOLL_TOPOLOGY",
        "topology for placing ranks: empty = this machine, an hwloc synthetic description, or an "
        "XML file (*.xml); with the latter two, rank r sits on PU r mod (number of PUs)",

@@ -38,10 +38,10 @@ bool read_chunk(TeamImpl& team, const StreamSource& src, std::uint64_t c, std::u
   if (src.bytes_known ? bytes != src.bytes : end > bytes) {
     const std::string arg =
         src.indexed ? concat(src.count_name, '[', src.writer, ']') : std::string(src.count_name);
-    mismatch(src.bytes_known ? concat("sends ", bytes, " bytes, but rank ", team.rank(), "'s ", arg,
-                                      " x datatype gives ", src.bytes, " bytes")
-                             : concat("sends ", bytes, " bytes, but at least ", end,
-                                      " bytes were expected"));
+    mismatch(src.bytes_known
+                 ? concat("sends ", bytes, " bytes, but rank ", team.rank(), "'s ", arg,
+                          " x datatype gives ", src.bytes, " bytes")
+                 : concat("sends ", bytes, " bytes, but at least ", end, " bytes were expected"));
   }
   const StreamShape shape{bytes, team.slot_bytes()};
   const std::uint64_t lo = std::max(begin, shape.chunk_begin(c));

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <algorithm>
+#include <climits>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -73,10 +74,13 @@ class StreamWriter {
   int root() const { return root_; }
   const StreamShape& shape() const { return shape_; }
 
+  // Publishes chunks below `limit` (a relaying rank passes how many it has received). Returns
+  // true when it caught up with min(limit, chunks()), false when blocked on a reader.
   template <class Fill, class Readers>
-  bool pump(TeamImpl& team, Fill&& fill, Readers&& readers, sync::WaitTarget& blocked_on) {
+  bool pump(TeamImpl& team, Fill&& fill, Readers&& readers, sync::WaitTarget& blocked_on,
+            std::uint64_t limit = UINT64_MAX) {
     const segment::RankArea self = team.self();
-    while (next_ < shape_.chunks()) {
+    while (next_ < std::min(shape_.chunks(), limit)) {
       const std::uint32_t s = team.slot_of(op_, next_);
       SlotRecord& record = team.slot_record(s);
       // The slot-reuse rule: wait for every reader of the chunk this slot held last.

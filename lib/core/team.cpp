@@ -41,7 +41,9 @@ std::size_t Team::segment_bytes() const { return impl_->segment_bytes(); }
 
 void Team::barrier() { run_op<BarrierOp>(*impl_); }
 
-void Team::abort(Status status, const std::string& message) { impl_->record_abort(status, message); }
+void Team::abort(Status status, const std::string& message) {
+  impl_->record_abort(status, message);
+}
 
 void Team::bcast(void* buffer, Count count, Datatype type, int root) {
   run_op<BcastOp>(*impl_, buffer, count, type, root);

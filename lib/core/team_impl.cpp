@@ -46,6 +46,25 @@ TeamImpl::TeamImpl(Bootstrap& bootstrap, const Options& options) : options_(opti
   policy_.yield_iterations = options_.yield_iterations;
 }
 
+const topology::Tree& TeamImpl::tree(int root) {
+  if (trees_.empty()) trees_.resize(static_cast<std::size_t>(size_));
+  auto& t = trees_[static_cast<std::size_t>(root)];
+  if (!t) t = std::make_unique<topology::Tree>(topology::build_tree(places_, root));
+  return *t;
+}
+
+bool TeamImpl::bcast_uses_tree() {
+  switch (options_.bcast_algorithm) {
+    case BcastAlgorithm::kFlat:
+      return false;
+    case BcastAlgorithm::kTree:
+      return true;
+    case BcastAlgorithm::kAuto:
+      break;
+  }
+  return !tree(0).levels.empty();
+}
+
 std::uint64_t TeamImpl::next_op() {
   check_aborted();
   if (op_ >= sync::kMaxOperation) {

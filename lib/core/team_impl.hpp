@@ -5,6 +5,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -42,6 +43,11 @@ class TeamImpl final : public sync::WaitObserver {
   std::uint64_t slot_bytes() const { return segment_.geometry().slot_bytes; }
   std::uint32_t slots() const { return segment_.geometry().slots; }
   const std::vector<topology::Place>& places() const { return places_; }
+  // The topology tree rooted at `root`, built on first use and kept.
+  const topology::Tree& tree(int root);
+  // Whether broadcasts go down the tree (the same answer on every rank: it depends only on
+  // the exchanged places and rank 0's options).
+  bool bcast_uses_tree();
 
   segment::RankArea area(int r) const { return segment_.rank(static_cast<std::uint32_t>(r)); }
   segment::RankArea self() const { return area(rank_); }
@@ -100,7 +106,8 @@ class TeamImpl final : public sync::WaitObserver {
   Options options_;
   segment::Segment segment_;
   std::vector<pid_t> pids_;
-  std::vector<topology::Place> places_;  // every rank's place, from team formation
+  std::vector<topology::Place> places_;                 // every rank's place, from team formation
+  std::vector<std::unique_ptr<topology::Tree>> trees_;  // by root
   int team_cpus_ = 0;  // CPUs in the union of the ranks' affinity masks
   std::vector<SlotRecord> slot_records_;
   std::vector<std::uint64_t> seen_progress_;  // see progress_reached

@@ -18,6 +18,7 @@ struct JoinInfo {
   std::uint64_t slot_bytes = 0;
   std::uint32_t slots = 0;
   std::uint32_t checks = 0;
+  std::uint32_t bcast_algorithm = 0;
   cpu_set_t cpus{};  // where this rank may run, to tell whether the team is oversubscribed
   topology::Place place;
   char topology_error[192] = {};
@@ -58,6 +59,7 @@ void TeamImpl::form(Bootstrap& bootstrap) {
     mine.slot_bytes = geometry.slot_bytes;
     mine.slots = geometry.slots;
     mine.checks = static_cast<std::uint32_t>(options_.checks);
+    mine.bcast_algorithm = static_cast<std::uint32_t>(options_.bcast_algorithm);
     try {
       name = segment::make_segment_name(bootstrap.job_id());
       segment_ = segment::Segment::create(name, geometry);
@@ -77,7 +79,8 @@ void TeamImpl::form(Bootstrap& bootstrap) {
   for (int r = 0; r < size_; ++r) {
     if (all[static_cast<std::size_t>(r)].topology_error[0] != '\0') {
       if (rank_ == 0) segment::Segment::remove(name);
-      throw InvalidArgument("rank " + std::to_string(r) + ": " + all[static_cast<std::size_t>(r)].topology_error);
+      throw InvalidArgument("rank " + std::to_string(r) + ": " +
+                            all[static_cast<std::size_t>(r)].topology_error);
     }
   }
   const JoinInfo& creator = all[0];
@@ -90,6 +93,7 @@ void TeamImpl::form(Bootstrap& bootstrap) {
   options_.slot_bytes = creator.slot_bytes;
   options_.slots = static_cast<int>(creator.slots);
   options_.checks = static_cast<CheckLevel>(creator.checks);
+  options_.bcast_algorithm = static_cast<BcastAlgorithm>(creator.bcast_algorithm);
   pids_.resize(static_cast<std::size_t>(size_));
   cpu_set_t team_cpus;
   CPU_ZERO(&team_cpus);

@@ -12,10 +12,7 @@ namespace text_detail {
 inline void append(std::string& s, std::string_view v) { s.append(v); }
 inline void append(std::string& s, char c) { s.push_back(c); }
 template <std::integral T>
-  requires(!std::same_as<T, char>)
-void append(std::string& s, T v) {
-  s.append(std::to_string(v));
-}
+requires(!std::same_as<T, char>) void append(std::string& s, T v) { s.append(std::to_string(v)); }
 }  // namespace text_detail
 
 template <class... Parts>
