@@ -76,7 +76,13 @@ bool BcastOp::advance_tree(sync::WaitTarget& blocked_on) {
       return false;
     }
     if (!read_chunk(team_, src, received_, 0, sig_.bytes, buffer_, blocked_on)) return false;
-    team_.publish_step(op_, sync::step_consumed(received_));
+    // A leaf's last acknowledgement can ride on its departure, as in the flat path; a rank
+    // with children acknowledges at once (its parent may need the slot while it serves them).
+    if (received_ + 1 == chunks && children_->empty()) {
+      defer_final_ack(sync::step_consumed(received_));
+    } else {
+      team_.publish_step(op_, sync::step_consumed(received_));
+    }
     ++received_;
   }
 }
