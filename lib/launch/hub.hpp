@@ -24,6 +24,8 @@ class Hub {
   void service(int rank);
   // Tells the hub that rank r's process ended (its socket may stay open in a grandchild).
   void rank_ended(int rank, const std::string& how);
+  // The first rank whose connection went away, or -1.
+  int first_gone() const { return first_gone_; }
 
  private:
   struct Peer {

@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
@@ -133,6 +134,7 @@ JobOutcome run_job(const JobOptions& options, const RankBody& body,
       if (fds[static_cast<std::size_t>(r)].fd >= 0 && fds[static_cast<std::size_t>(r)].revents != 0)
         hub.service(r);
     }
+    std::vector<int> failed_now;
     for (int r = 0; r < n; ++r) {
       RankOutcome& out = job.ranks[static_cast<std::size_t>(r)];
       if (out.finished) continue;
@@ -143,10 +145,15 @@ JobOutcome run_job(const JobOptions& options, const RankBody& body,
       if (WIFEXITED(status)) out.exit_code = WEXITSTATUS(status);
       if (WIFSIGNALED(status)) out.signal = WTERMSIG(status);
       hub.rank_ended(r, out.describe());
-      if (!out.succeeded() && job.first_failed_rank < 0 && kill_at < 0) {
-        job.first_failed_rank = r;
-        if (options.stop_on_failure) stop(bootstrap::steady_now_ns());
-      }
+      if (!out.succeeded()) failed_now.push_back(r);
+    }
+    if (!failed_now.empty() && job.first_failed_rank < 0 && kill_at < 0) {
+      // Several ranks seen failing in one round: the one whose connection went first is the
+      // cause (the others usually failed because of it), else the lowest.
+      const int first = hub.first_gone();
+      const bool known = std::find(failed_now.begin(), failed_now.end(), first) != failed_now.end();
+      job.first_failed_rank = known ? first : failed_now.front();
+      if (options.stop_on_failure) stop(bootstrap::steady_now_ns());
     }
     const std::int64_t now = bootstrap::steady_now_ns();
     if (options.deadline_s > 0 && !job.timed_out &&
