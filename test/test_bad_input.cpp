@@ -346,3 +346,56 @@ TEST_CASE("bad input: a receiver that expects nothing from a multi-chunk scatter
 }
 
 }  // namespace shmcoll::test
+
+namespace shmcoll::test {
+namespace {
+
+// A bootstrap that reports another rank or size than its position in the exchange.
+class LyingBootstrap final : public Bootstrap {
+ public:
+  LyingBootstrap(Bootstrap& real, int rank, int size) : real_(real), rank_(rank), size_(size) {}
+  int rank() const override { return rank_; }
+  int size() const override { return size_; }
+  std::string job_id() const override { return real_.job_id(); }
+  // Exchanges with the real participants and hands back as many contributions as it claims
+  // there are ranks (a rank told the wrong team size).
+  void allgather(const void* mine, void* all, std::size_t bytes) override {
+    std::vector<std::byte> everything(bytes * static_cast<std::size_t>(real_.size()));
+    real_.allgather(mine, everything.data(), bytes);
+    std::memcpy(all, everything.data(), bytes * static_cast<std::size_t>(std::min(size_, real_.size())));
+  }
+
+ private:
+  Bootstrap& real_;
+  int rank_, size_;
+};
+
+void expect_join_failure(int lie_rank, int lie_size, const char* needle) {
+  std::string job;
+  auto outcome = run_ranks({.nranks = 3}, [&](RankContext& ctx) {
+    const bool liar = ctx.rank == 2;
+    LyingBootstrap b(ctx.bootstrap, liar ? lie_rank : ctx.rank, liar ? lie_size : 3);
+    try {
+      Team team(b, test_options());
+      ctx.fail("team formation succeeded");
+    } catch (const InvalidArgument& e) {
+      if (std::strstr(e.what(), needle) == nullptr) ctx.fail("message \"%s\" lacks \"%s\"", e.what(), needle);
+    }
+  }, &job);
+  INFO(outcome.summary());
+  CHECK(outcome.succeeded());
+  CHECK(leftover_segments(job).empty());
+}
+
+}  // namespace
+
+TEST_CASE("bad input: team size mismatch at join, on every rank") {
+  // Rank 2 is told the team has 2 ranks: its exchange has the others' 3-rank size.
+  expect_join_failure(1, 2, "team size mismatch at join");
+}
+
+TEST_CASE("bad input: the same rank joining twice, on every rank") {
+  expect_join_failure(1, 3, "joined as rank 1, which another process also claims (rank joined twice)");
+}
+
+}  // namespace shmcoll::test

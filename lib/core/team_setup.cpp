@@ -13,6 +13,8 @@ namespace {
 
 // Exchanged once at join. Fixed-size and trivially copyable: it travels as bytes.
 struct JoinInfo {
+  std::int32_t rank = 0;  // as the bootstrap told this rank, checked against its position
+  std::int32_t size = 0;
   std::int32_t pid = 0;
   std::int32_t created = 0;  // rank 0: 1 if the segment exists
   std::uint64_t slot_bytes = 0;
@@ -47,6 +49,8 @@ void TeamImpl::form(Bootstrap& bootstrap) {
       (options_.slot_bytes + segment::kCacheLine - 1) / segment::kCacheLine * segment::kCacheLine;
 
   JoinInfo mine;
+  mine.rank = rank_;
+  mine.size = size_;
   mine.pid = static_cast<std::int32_t>(getpid());
   if (sched_getaffinity(0, sizeof mine.cpus, &mine.cpus) != 0) CPU_ZERO(&mine.cpus);
   try {
@@ -75,6 +79,25 @@ void TeamImpl::form(Bootstrap& bootstrap) {
   } catch (...) {
     if (rank_ == 0 && !name.empty()) segment::Segment::remove(name);
     throw;
+  }
+  // Every rank must agree on the team size and hold the position it claims: a bootstrap that
+  // disagrees would make ranks map different layouts or share a mailbox.
+  for (int r = 0; r < size_; ++r) {
+    const JoinInfo& j = all[static_cast<std::size_t>(r)];
+    std::string problem;
+    if (j.size != size_) {
+      problem = "team size mismatch at join: rank " + std::to_string(rank_) + " was told " +
+                std::to_string(size_) + " ranks, the rank at position " + std::to_string(r) + " was told " +
+                std::to_string(j.size);
+    } else if (j.rank != r) {
+      problem = "the rank at position " + std::to_string(r) + " joined as rank " + std::to_string(j.rank) +
+                (j.rank >= 0 && j.rank < size_ ? ", which another process also claims (rank joined twice)"
+                                               : ", outside the team");
+    }
+    if (!problem.empty()) {
+      if (rank_ == 0 && !name.empty()) segment::Segment::remove(name);
+      throw InvalidArgument(problem);
+    }
   }
   for (int r = 0; r < size_; ++r) {
     if (all[static_cast<std::size_t>(r)].topology_error[0] != '\0') {
