@@ -209,6 +209,12 @@ int main(int argc, char** argv) {
                   size, o.checks == CheckLevel::kFull ? "full" : "basic", o.slots, o.slot_bytes,
                   team.segment_bytes());
       std::printf("# machine: %s\n", bench::describe_machine().c_str());
+      const std::string placement = team.placement();
+      for (std::size_t at = 0; at < placement.size();) {
+        const std::size_t end = placement.find('\n', at);
+        std::printf("# placement: %s\n", placement.substr(at, end - at).c_str());
+        at = end + 1;
+      }
       std::printf(
           "# avg/min/max: mean over ranks of each rank's mean latency, and its extremes (OSU);\n"
           "# p50: median over iterations of the slowest rank's latency; MB/s: bytes that cross\n"

@@ -37,6 +37,9 @@ class Team {
   const Options& options() const;
   // Bytes of shared memory the team's segment occupies.
   std::size_t segment_bytes() const;
+  // Where each rank sits (package, NUMA node, L3, core; "?" where unknown), one line per rank,
+  // as exchanged at team formation: for benchmark records and diagnostics.
+  std::string placement() const;
 
   void barrier();
 

@@ -39,6 +39,19 @@ int Team::size() const { return impl_->size(); }
 const Options& Team::options() const { return impl_->options(); }
 std::size_t Team::segment_bytes() const { return impl_->segment_bytes(); }
 
+std::string Team::placement() const {
+  auto field = [](int v) { return v < 0 ? std::string("?") : std::to_string(v); };
+  std::string out;
+  const auto& places = impl_->places();
+  for (std::size_t r = 0; r < places.size(); ++r) {
+    const topology::Place& p = places[r];
+    out += "rank " + std::to_string(r) + ": package " + field(p.package) + ", numa " +
+           field(p.numa) + ", l3 " + field(p.l3) + ", core " + field(p.core) +
+           (p.bound ? "" : " (unbound: where it ran at team formation)") + "\n";
+  }
+  return out;
+}
+
 void Team::barrier() { run_op<BarrierOp>(*impl_); }
 
 void Team::abort(Status status, const std::string& message) {

@@ -18,14 +18,17 @@ struct Topology::Handle {
 
 namespace {
 
-int count(hwloc_topology_t t, hwloc_obj_type_t type) { return std::max(0, hwloc_get_nbobjs_by_type(t, type)); }
+int count(hwloc_topology_t t, hwloc_obj_type_t type) {
+  return std::max(0, hwloc_get_nbobjs_by_type(t, type));
+}
 
 // Logical index of the object of `type` whose cpuset contains `set`, or -1.
 int covering(hwloc_topology_t t, hwloc_const_cpuset_t set, hwloc_obj_type_t type) {
   const int n = count(t, type);
   for (int i = 0; i < n; ++i) {
     hwloc_obj_t o = hwloc_get_obj_by_type(t, type, static_cast<unsigned>(i));
-    if (o->cpuset != nullptr && hwloc_bitmap_isincluded(set, o->cpuset)) return static_cast<int>(o->logical_index);
+    if (o->cpuset != nullptr && hwloc_bitmap_isincluded(set, o->cpuset))
+      return static_cast<int>(o->logical_index);
   }
   return -1;
 }
@@ -59,8 +62,9 @@ std::shared_ptr<const Topology> Topology::load(const std::string& spec) {
     t->this_machine_ = false;
   }
   if (rc != 0 || hwloc_topology_load(t->handle_->topo) != 0) {
-    throw InvalidArgument("SHMCOLL_TOPOLOGY='" + spec +
-                          "' is neither an hwloc synthetic description nor a readable XML topology file");
+    throw InvalidArgument(
+        "SHMCOLL_TOPOLOGY='" + spec +
+        "' is neither an hwloc synthetic description nor a readable XML topology file");
   }
   cache[spec] = t;
   return t;
@@ -75,14 +79,16 @@ Counts Topology::counts() const {
 }
 
 Place Topology::place_of_pu(int logical_pu) const {
-  hwloc_obj_t pu = hwloc_get_obj_by_type(handle_->topo, HWLOC_OBJ_PU, static_cast<unsigned>(logical_pu));
+  hwloc_obj_t pu =
+      hwloc_get_obj_by_type(handle_->topo, HWLOC_OBJ_PU, static_cast<unsigned>(logical_pu));
   return pu == nullptr ? Place{} : place_of_set(handle_->topo, pu->cpuset);
 }
 
 Place Topology::place_of_bound_rank(int rank) const {
   const int cores = count(handle_->topo, HWLOC_OBJ_CORE);
   if (cores <= 0) return place_of_pu(rank % std::max(1, count(handle_->topo, HWLOC_OBJ_PU)));
-  hwloc_obj_t core = hwloc_get_obj_by_type(handle_->topo, HWLOC_OBJ_CORE, static_cast<unsigned>(rank % cores));
+  hwloc_obj_t core =
+      hwloc_get_obj_by_type(handle_->topo, HWLOC_OBJ_CORE, static_cast<unsigned>(rank % cores));
   return place_of_set(handle_->topo, core->cpuset);
 }
 
@@ -90,7 +96,9 @@ Place Topology::place_of_rank(int rank, std::string* how) const {
   hwloc_topology_t t = handle_->topo;
   if (!this_machine_) {
     const int pus = std::max(1, count(t, HWLOC_OBJ_PU));
-    if (how) *how = "mapped to PU " + std::to_string(rank % pus) + " by rank (rank mod " + std::to_string(pus) + ")";
+    if (how)
+      *how = "mapped to PU " + std::to_string(rank % pus) + " by rank (rank mod " +
+             std::to_string(pus) + ")";
     return place_of_pu(rank % pus);
   }
   hwloc_bitmap_t set = hwloc_bitmap_alloc();
@@ -102,9 +110,11 @@ Place Topology::place_of_rank(int rank, std::string* how) const {
   } else if (hwloc_get_last_cpu_location(t, set, HWLOC_CPUBIND_PROCESS) == 0) {
     // Unbound: where it ran just now; it may move, so only a hint.
     p = place_of_set(t, set);
+    p.bound = false;
     if (how) *how = "unbound (placed where it last ran)";
-  } else if (how) {
-    *how = "unbound (location unknown)";
+  } else {
+    p.bound = false;
+    if (how) *how = "unbound (location unknown)";
   }
   hwloc_bitmap_free(set);
   return p;
@@ -112,9 +122,10 @@ Place Topology::place_of_rank(int rank, std::string* how) const {
 
 std::string Topology::summary() const {
   const Counts c = counts();
-  return source_ + ": " + std::to_string(c.packages) + " package(s), " + std::to_string(c.numa_nodes) +
-         " NUMA node(s), " + std::to_string(c.l3_caches) + " L3 cache(s), " + std::to_string(c.cores) +
-         " core(s), " + std::to_string(c.pus) + " PU(s)";
+  return source_ + ": " + std::to_string(c.packages) + " package(s), " +
+         std::to_string(c.numa_nodes) + " NUMA node(s), " + std::to_string(c.l3_caches) +
+         " L3 cache(s), " + std::to_string(c.cores) + " core(s), " + std::to_string(c.pus) +
+         " PU(s)";
 }
 
 }  // namespace shmcoll::topology

@@ -29,7 +29,9 @@ class Topology {
   Topology(const Topology&) = delete;
   Topology& operator=(const Topology&) = delete;
 
-  const std::string& source() const { return source_; }  // "this machine", "synthetic ...", "xml ..."
+  const std::string& source() const {
+    return source_;
+  }  // "this machine", "synthetic ...", "xml ..."
   bool is_this_machine() const { return this_machine_; }
   Counts counts() const;
   Place place_of_pu(int logical_pu) const;

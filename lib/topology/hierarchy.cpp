@@ -11,9 +11,12 @@ namespace {
 
 int key(const Place& p, Level level) {
   switch (level) {
-    case Level::kPackage: return p.package;
-    case Level::kNuma: return p.numa;
-    case Level::kL3: return p.l3;
+    case Level::kPackage:
+      return p.package;
+    case Level::kNuma:
+      return p.numa;
+    case Level::kL3:
+      return p.l3;
   }
   return -1;
 }
@@ -33,9 +36,12 @@ std::size_t partition_size(const std::vector<Place>& places, const std::vector<L
 
 const char* level_name(Level level) {
   switch (level) {
-    case Level::kPackage: return "package";
-    case Level::kNuma: return "numa";
-    case Level::kL3: return "l3";
+    case Level::kPackage:
+      return "package";
+    case Level::kNuma:
+      return "numa";
+    case Level::kL3:
+      return "l3";
   }
   return "?";
 }
@@ -77,7 +83,8 @@ Tree build_tree(const std::vector<Place>& places, int root) {
           return;
         }
         std::map<int, std::vector<int>> sub;  // by key at this level, in key order
-        for (int r : group) sub[key(places[static_cast<std::size_t>(r)], t.levels[level])].push_back(r);
+        for (int r : group)
+          sub[key(places[static_cast<std::size_t>(r)], t.levels[level])].push_back(r);
         // The other subgroups first, by key (the farthest boundary is served first, so the
         // deepest subtrees start earliest), then the leader's own subgroup, which it keeps
         // leading.
@@ -105,8 +112,9 @@ std::string draw_tree(const Tree& tree, const std::vector<Place>& places) {
   std::function<void(int, int)> draw = [&](int r, int indent) {
     const Place& p = places[static_cast<std::size_t>(r)];
     auto field = [](int v) { return v < 0 ? std::string("?") : std::to_string(v); };
-    out += std::string(static_cast<std::size_t>(2 * indent), ' ') + "rank " + std::to_string(r) + "  [package " +
-           field(p.package) + ", numa " + field(p.numa) + ", l3 " + field(p.l3) + ", core " + field(p.core) + "]\n";
+    out += std::string(static_cast<std::size_t>(2 * indent), ' ') + "rank " + std::to_string(r) +
+           "  [package " + field(p.package) + ", numa " + field(p.numa) + ", l3 " + field(p.l3) +
+           ", core " + field(p.core) + "]\n";
     for (int c : tree.children[static_cast<std::size_t>(r)]) draw(c, indent + 1);
   };
   if (!places.empty()) draw(tree.root, 0);

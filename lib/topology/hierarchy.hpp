@@ -23,6 +23,8 @@ struct Place {
   int numa = -1;
   int l3 = -1;
   int core = -1;
+  // False when the rank is not bound and the fields say where it ran when asked (a hint).
+  bool bound = true;
   bool operator==(const Place&) const = default;
 };
 
