@@ -3,6 +3,7 @@
 //   rank_program die RANK      RANK kills itself with SIGKILL after joining; the rest wait in a
 //   bcast rank_program exit RANK N   RANK exits with status N before joining rank_program sleep
 //   every rank sleeps for a minute
+#include <sched.h>
 #include <unistd.h>
 
 #include <csignal>
@@ -17,6 +18,12 @@ int main(int argc, char** argv) {
   const char* mode = argc > 1 ? argv[1] : "ok";
   const int target = argc > 2 ? std::atoi(argv[2]) : -1;
   const int rank = std::atoi(std::getenv("SHMCOLL_RANK") ? std::getenv("SHMCOLL_RANK") : "-1");
+  if (std::strcmp(mode, "affinity") == 0) {  // how many CPUs this rank may run on
+    cpu_set_t set;
+    sched_getaffinity(0, sizeof set, &set);
+    std::printf("rank %d cpus %d\n", rank, CPU_COUNT(&set));
+    return 0;
+  }
   if (std::strcmp(mode, "sleep") == 0) {
     sleep(60);
     return 0;

@@ -2,9 +2,11 @@
 // --timeout, --help, and no segment left behind.
 #include <doctest/doctest.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <array>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 
 namespace {
@@ -65,6 +67,27 @@ TEST_CASE("shmcoll-run: --timeout kills a job that runs too long") {
   const Run r = run("-n 2 --timeout 1 -- " + kProgram + " sleep");
   CHECK(r.status == 124);
   CHECK(r.output.find("--timeout") != std::string::npos);
+}
+
+TEST_CASE("shmcoll-run: --bind and --map-by hold each rank where they say") {
+  const int cpus = static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
+  auto cpus_of = [](const Run& r, int rank) {
+    const std::string key = "rank " + std::to_string(rank) + " cpus ";
+    const auto at = r.output.find(key);
+    return at == std::string::npos ? -1 : std::atoi(r.output.c_str() + at + key.size());
+  };
+  const Run core = run("-n 2 --bind core -- " + kProgram + " affinity");
+  INFO(core.output);
+  CHECK(core.status == 0);
+  CHECK(cpus_of(core, 0) == 1);  // one core (one PU here)
+  CHECK(cpus_of(core, 1) == 1);
+  const Run numa = run("-n 2 --bind numa --map-by numa -- " + kProgram + " affinity");
+  INFO(numa.output);
+  CHECK(numa.status == 0);
+  CHECK(cpus_of(numa, 0) >= 1);  // the whole NUMA node: every CPU on a single-node machine
+  const Run none = run("-n 2 --bind none -- " + kProgram + " affinity");
+  CHECK(cpus_of(none, 1) == cpus);
+  CHECK(run("-n 2 --map-by socket -- true").status == 2);
 }
 
 TEST_CASE("shmcoll-run: Ctrl-C stops the whole job") {

@@ -58,28 +58,57 @@ TEST_CASE("topology: this machine places the calling process") {
 }
 
 TEST_CASE("topology: a spec hwloc cannot use is an error naming it") {
-  CHECK_THROWS_WITH_AS(Topology::load("gadget:7 widget:3"),
-                       "SHMCOLL_TOPOLOGY='gadget:7 widget:3' is neither an hwloc synthetic description nor a "
-                       "readable XML topology file",
-                       InvalidArgument);
+  CHECK_THROWS_WITH_AS(
+      Topology::load("gadget:7 widget:3"),
+      "SHMCOLL_TOPOLOGY='gadget:7 widget:3' is neither an hwloc synthetic description nor a "
+      "readable XML topology file",
+      InvalidArgument);
 }
 
 TEST_CASE("topology: a rank that cannot load the topology fails team formation on every rank") {
   std::string job;
-  auto outcome = test::run_ranks({.nranks = 3}, [](test::RankContext& ctx) {
-    Options o = test::test_options();
-    if (ctx.rank == 1) o.topology = "no-such-file.xml";
-    try {
-      Team team(ctx.bootstrap, o);
-      ctx.fail("team formation succeeded");
-    } catch (const InvalidArgument& e) {
-      ctx.check(std::strstr(e.what(), "rank 1") != nullptr && std::strstr(e.what(), "no-such-file.xml") != nullptr,
-                "the error names rank 1 and the spec");
-    }
-  }, &job);
+  auto outcome = test::run_ranks(
+      {.nranks = 3},
+      [](test::RankContext& ctx) {
+        Options o = test::test_options();
+        if (ctx.rank == 1) o.topology = "no-such-file.xml";
+        try {
+          Team team(ctx.bootstrap, o);
+          ctx.fail("team formation succeeded");
+        } catch (const InvalidArgument& e) {
+          ctx.check(std::strstr(e.what(), "rank 1") != nullptr &&
+                        std::strstr(e.what(), "no-such-file.xml") != nullptr,
+                    "the error names rank 1 and the spec");
+        }
+      },
+      &job);
   INFO(outcome.summary());
   CHECK(outcome.succeeded());
   CHECK(test::leftover_segments(job).empty());
 }
 
 }  // namespace shmcoll::topology
+
+#include "launch/placement.hpp"
+
+namespace shmcoll::launch {
+
+TEST_CASE(
+    "launcher placement: --map-by core fills cores in order, --map-by numa deals over NUMA nodes") {
+  const std::string machine = "package:2 numa:2 core:4 pu:1";  // 4 NUMA nodes x 4 cores
+  Placement by_core(10, BindTo::kCore, MapBy::kCore, machine);
+  for (int r = 0; r < 10; ++r) {
+    CHECK(by_core.core_of(r) == r);
+    CHECK(by_core.numa_of(r) == r / 4);
+  }
+  Placement by_numa(20, BindTo::kNuma, MapBy::kNuma, machine);
+  for (int r = 0; r < 20; ++r) {
+    CAPTURE(r);
+    CHECK(by_numa.numa_of(r) == r % 4);                      // round-robin over the nodes
+    CHECK(by_numa.core_of(r) == (r % 4) * 4 + (r / 4) % 4);  // then over each node's cores
+  }
+  CHECK_FALSE(by_numa.note().empty());  // 20 ranks on 16 cores
+  CHECK_THROWS(Placement(2, BindTo::kCore, MapBy::kCore, "gadget:3"));
+}
+
+}  // namespace shmcoll::launch

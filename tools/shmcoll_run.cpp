@@ -5,7 +5,6 @@
 // of the ranks goes straight to this process's stdout/stderr. When one rank fails (non-zero
 // exit or a signal) the others are stopped; Ctrl-C stops the whole job; --timeout bounds it.
 #include <dirent.h>
-#include <hwloc.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -13,10 +12,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "launch/job.hpp"
+#include "launch/placement.hpp"
 #include "segment/segment.hpp"
 
 namespace {
@@ -26,13 +27,19 @@ void on_signal(int) { g_interrupted.store(true); }
 
 void usage(FILE* out) {
   std::fputs(
-      "usage: shmcoll-run -n N [--bind core|none] [--timeout SECONDS] [--] PROGRAM [ARGS...]\n"
+      "usage: shmcoll-run -n N [--bind core|numa|none] [--map-by core|numa] [--timeout SECONDS]\n"
+      "                   [--] PROGRAM [ARGS...]\n"
       "\n"
       "Starts N ranks of PROGRAM on this node as one shmcoll job.\n"
       "\n"
       "  -n, --np N          number of ranks (1 or more)\n"
-      "  --bind core|none    core: bind rank r to core r mod (number of cores) with hwloc;\n"
+      "  --bind core|numa|none\n"
+      "                      core: bind each rank to its core (see --map-by) with hwloc;\n"
+      "                      numa: bind it to the NUMA node of that core;\n"
       "                      none (default): leave placement to the OS scheduler\n"
+      "  --map-by core|numa  which core a rank gets: core (default): rank r on core r mod\n"
+      "                      (number of cores); numa: ranks dealt round-robin over the NUMA\n"
+      "                      nodes, then over each node's cores\n"
       "  --timeout SECONDS   kill the job and exit with status 124 if it runs longer\n"
       "  -h, --help          show this text\n"
       "\n"
@@ -74,6 +81,7 @@ int sweep_segments(const std::string& job_id) {
 int main(int argc, char** argv) {
   int nranks = 0;
   std::string bind = "none";
+  std::string map_by = "core";
   double timeout_s = 0;
   int i = 1;
   for (; i < argc; ++i) {
@@ -94,8 +102,12 @@ int main(int argc, char** argv) {
       nranks = static_cast<int>(n);
     } else if (a == "--bind") {
       bind = value();
-      if (bind != "core" && bind != "none")
-        bad_usage("--bind takes 'core' or 'none', got '" + bind + "'");
+      if (bind != "core" && bind != "numa" && bind != "none")
+        bad_usage("--bind takes 'core', 'numa' or 'none', got '" + bind + "'");
+    } else if (a == "--map-by") {
+      map_by = value();
+      if (map_by != "core" && map_by != "numa")
+        bad_usage("--map-by takes 'core' or 'numa', got '" + map_by + "'");
     } else if (a == "--timeout") {
       const std::string v = value();
       char* end = nullptr;
@@ -115,17 +127,19 @@ int main(int argc, char** argv) {
   if (i >= argc) bad_usage("no program to run");
   char** program = argv + i;
 
-  hwloc_topology_t topology = nullptr;
-  int cores = 0;
-  if (bind == "core") {
-    hwloc_topology_init(&topology);
-    hwloc_topology_load(topology);
-    cores = hwloc_get_nbobjs_by_type(topology, HWLOC_OBJ_CORE);
-    if (cores <= 0) bad_usage("--bind core: hwloc found no cores");
-    if (nranks > cores) {
-      std::fprintf(stderr, "shmcoll-run: note: %d ranks on %d cores; ranks share cores\n", nranks,
-                   cores);
+  using shmcoll::launch::BindTo;
+  using shmcoll::launch::MapBy;
+  std::unique_ptr<shmcoll::launch::Placement> placement;
+  if (bind != "none") {
+    try {
+      placement = std::make_unique<shmcoll::launch::Placement>(
+          nranks, bind == "core" ? BindTo::kCore : BindTo::kNuma,
+          map_by == "numa" ? MapBy::kNuma : MapBy::kCore);
+    } catch (const std::exception& e) {
+      bad_usage(std::string("--bind ") + bind + ": " + e.what());
     }
+    if (!placement->note().empty())
+      std::fprintf(stderr, "shmcoll-run: note: %s\n", placement->note().c_str());
   }
 
   struct sigaction sa {};
@@ -143,12 +157,9 @@ int main(int argc, char** argv) {
       [&](int rank, int fd) {
         signal(SIGINT, SIG_DFL);
         signal(SIGTERM, SIG_DFL);
-        if (topology != nullptr) {
-          hwloc_obj_t core =
-              hwloc_get_obj_by_type(topology, HWLOC_OBJ_CORE, static_cast<unsigned>(rank % cores));
-          if (hwloc_set_cpubind(topology, core->cpuset, HWLOC_CPUBIND_PROCESS) != 0) {
-            std::fprintf(stderr, "shmcoll-run: rank %d: binding to core %d failed: %s\n", rank,
-                         rank % cores, std::strerror(errno));
+        if (placement) {
+          if (const std::string err = placement->bind(rank); !err.empty()) {
+            std::fprintf(stderr, "shmcoll-run: rank %d: %s\n", rank, err.c_str());
           }
         }
         setenv("SHMCOLL_RANK", std::to_string(rank).c_str(), 1);
@@ -161,7 +172,6 @@ int main(int argc, char** argv) {
         return 127;
       },
       &g_interrupted);
-  if (topology != nullptr) hwloc_topology_destroy(topology);
 
   if (int removed = sweep_segments(job_id); removed > 0) {
     std::fprintf(stderr, "shmcoll-run: removed %d shared segment name(s) left by killed ranks\n",
