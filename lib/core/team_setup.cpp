@@ -1,5 +1,11 @@
-// Forming a team: rank 0 creates the segment, everyone attaches and validates it, and the name
-// is removed from /dev/shm as soon as all ranks are attached (two bootstrap exchanges).
+// Forming a team, in three bootstrap exchanges:
+//   1. join: pids, places, the creator's layout and the random part of the segment's name, so
+//      that every rank knows the name before it exists;
+//   2. rank 0 creates the segment and tells whether it could;
+//   3. everyone else attaches and validates it, and tells whether it could.
+// Every rank removes the name once all are attached, and on any failure after the first
+// exchange: a creator killed at any moment cannot leave its segment behind in /dev/shm while
+// another rank of the team lives.
 #include <sched.h>
 #include <unistd.h>
 
@@ -16,7 +22,7 @@ struct JoinInfo {
   std::int32_t rank = 0;  // as the bootstrap told this rank, checked against its position
   std::int32_t size = 0;
   std::int32_t pid = 0;
-  std::int32_t created = 0;  // rank 0: 1 if the segment exists
+  std::uint64_t nonce = 0;  // rank 0: the random part of the segment's name
   std::uint64_t slot_bytes = 0;
   std::uint32_t slots = 0;
   std::uint32_t checks = 0;
@@ -24,10 +30,9 @@ struct JoinInfo {
   cpu_set_t cpus{};  // where this rank may run, to tell whether the team is oversubscribed
   topology::Place place;
   char topology_error[192] = {};
-  char name[192] = {};
-  char error[320] = {};
 };
 
+// The outcome of creating (rank 0) or attaching (the others) the segment.
 struct AttachInfo {
   std::int32_t ok = 0;
   char error[320] = {};
@@ -58,28 +63,15 @@ void TeamImpl::form(Bootstrap& bootstrap) {
   } catch (const Error& e) {
     put(mine.topology_error, e.what());  // reported by every rank after the exchange
   }
-  std::string name;
   if (rank_ == 0) {
     mine.slot_bytes = geometry.slot_bytes;
     mine.slots = geometry.slots;
     mine.checks = static_cast<std::uint32_t>(options_.checks);
     mine.bcast_algorithm = static_cast<std::uint32_t>(options_.bcast_algorithm);
-    try {
-      name = segment::make_segment_name(bootstrap.job_id());
-      segment_ = segment::Segment::create(name, geometry);
-      mine.created = 1;
-      put(mine.name, name);
-    } catch (const Error& e) {
-      put(mine.error, e.what());  // still join, so that every rank fails instead of hanging
-    }
+    mine.nonce = segment::random_nonce();
   }
   std::vector<JoinInfo> all(static_cast<std::size_t>(size_));
-  try {
-    bootstrap.allgather(&mine, all.data(), sizeof(JoinInfo));
-  } catch (...) {
-    if (rank_ == 0 && !name.empty()) segment::Segment::remove(name);
-    throw;
-  }
+  bootstrap.allgather(&mine, all.data(), sizeof(JoinInfo));
   // Every rank must agree on the team size and hold the position it claims: a bootstrap that
   // disagrees would make ranks map different layouts or share a mailbox.
   for (int r = 0; r < size_; ++r) {
@@ -87,30 +79,24 @@ void TeamImpl::form(Bootstrap& bootstrap) {
     std::string problem;
     if (j.size != size_) {
       problem = "team size mismatch at join: rank " + std::to_string(rank_) + " was told " +
-                std::to_string(size_) + " ranks, the rank at position " + std::to_string(r) + " was told " +
-                std::to_string(j.size);
+                std::to_string(size_) + " ranks, the rank at position " + std::to_string(r) +
+                " was told " + std::to_string(j.size);
     } else if (j.rank != r) {
-      problem = "the rank at position " + std::to_string(r) + " joined as rank " + std::to_string(j.rank) +
-                (j.rank >= 0 && j.rank < size_ ? ", which another process also claims (rank joined twice)"
-                                               : ", outside the team");
+      problem =
+          "the rank at position " + std::to_string(r) + " joined as rank " +
+          std::to_string(j.rank) +
+          (j.rank >= 0 && j.rank < size_ ? ", which another process also claims (rank joined twice)"
+                                         : ", outside the team");
     }
-    if (!problem.empty()) {
-      if (rank_ == 0 && !name.empty()) segment::Segment::remove(name);
-      throw InvalidArgument(problem);
-    }
+    if (!problem.empty()) throw InvalidArgument(problem);
   }
   for (int r = 0; r < size_; ++r) {
     if (all[static_cast<std::size_t>(r)].topology_error[0] != '\0') {
-      if (rank_ == 0) segment::Segment::remove(name);
       throw InvalidArgument("rank " + std::to_string(r) + ": " +
                             all[static_cast<std::size_t>(r)].topology_error);
     }
   }
   const JoinInfo& creator = all[0];
-  if (creator.created != 1) {
-    throw SegmentError("rank 0 could not create the team's segment: " + std::string(creator.error));
-  }
-  name.assign(creator.name, strnlen(creator.name, sizeof creator.name));
   geometry.slot_bytes = creator.slot_bytes;
   geometry.slots = creator.slots;
   options_.slot_bytes = creator.slot_bytes;
@@ -127,6 +113,28 @@ void TeamImpl::form(Bootstrap& bootstrap) {
   }
   team_cpus_ = CPU_COUNT(&team_cpus);
 
+  // From here on every rank knows the name, and removes it however formation ends.
+  const std::string name = segment::segment_name(bootstrap.job_id(), creator.nonce);
+  struct RemoveName {
+    const std::string& name;
+    ~RemoveName() { segment::Segment::remove(name); }
+  } remove_name{name};
+
+  AttachInfo created;
+  if (rank_ == 0) {
+    try {
+      segment_ = segment::Segment::create(name, geometry);
+      created.ok = 1;
+    } catch (const Error& e) {
+      put(created.error, e.what());  // still exchange, so that every rank fails instead of hanging
+    }
+  }
+  std::vector<AttachInfo> outcomes(static_cast<std::size_t>(size_));
+  bootstrap.allgather(&created, outcomes.data(), sizeof(AttachInfo));
+  if (!outcomes[0].ok)
+    throw SegmentError("rank 0 could not create the team's segment: " +
+                       std::string(outcomes[0].error));
+
   AttachInfo attached;
   if (rank_ != 0) {
     try {
@@ -140,15 +148,8 @@ void TeamImpl::form(Bootstrap& bootstrap) {
   }
   if (attached.ok) segment_.header().attached.fetch_add(1, std::memory_order_relaxed);
   std::vector<AttachInfo> verdicts(static_cast<std::size_t>(size_));
-  try {
-    bootstrap.allgather(&attached, verdicts.data(), sizeof(AttachInfo));
-  } catch (...) {
-    segment::Segment::remove(name);
-    throw;
-  }
-  // Everyone that could attach has; nobody needs the name any more. Every rank removes it
-  // (a missing name is fine), so a creator that dies right now cannot leave it behind.
-  segment::Segment::remove(name);
+  bootstrap.allgather(&attached, verdicts.data(), sizeof(AttachInfo));
+  // (RemoveName takes the name away now: everyone that could attach has.)
   for (int r = 0; r < size_; ++r) {
     if (!verdicts[static_cast<std::size_t>(r)].ok) {
       throw SegmentError("rank " + std::to_string(r) + " could not attach the team's segment: " +

@@ -142,14 +142,22 @@ std::string segment_name_prefix(const std::string& job_id) {
   return "shmcoll-" + std::to_string(getuid()) + "-" + safe + "-";
 }
 
-std::string make_segment_name(const std::string& job_id) {
+std::uint64_t random_nonce() {
   std::uint64_t nonce = 0;
   if (getrandom(&nonce, sizeof nonce, 0) != static_cast<ssize_t>(sizeof nonce)) {
     throw SegmentError(std::string("getrandom failed: ") + std::strerror(errno));
   }
+  return nonce;
+}
+
+std::string segment_name(const std::string& job_id, std::uint64_t nonce) {
   char hex[17];
   std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(nonce));
   return segment_name_prefix(job_id) + hex;
+}
+
+std::string make_segment_name(const std::string& job_id) {
+  return segment_name(job_id, random_nonce());
 }
 
 }  // namespace shmcoll::segment

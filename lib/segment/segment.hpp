@@ -40,7 +40,11 @@ class Segment {
   Geometry geometry_;
 };
 
-// "shmcoll-<uid>-<job>-<random>": unique per user, job and team, and not guessable.
+// "shmcoll-<uid>-<job>-<nonce>": unique per user, job and team, and not guessable when the
+// nonce is random (random_nonce()); every rank can compute it from the job id and the nonce.
+std::string segment_name(const std::string& job_id, std::uint64_t nonce);
+std::uint64_t random_nonce();
+// segment_name(job_id, random_nonce()).
 std::string make_segment_name(const std::string& job_id);
 // The prefix every segment of `job_id` starts with (for a launcher's last-resort sweep).
 std::string segment_name_prefix(const std::string& job_id);
