@@ -135,6 +135,7 @@ JobOutcome run_job(const JobOptions& options, const RankBody& body,
         hub.service(r);
     }
     std::vector<int> failed_now;
+    const int gone_before = hub.first_gone();  // seen by poll, before this round's reaping
     for (int r = 0; r < n; ++r) {
       RankOutcome& out = job.ranks[static_cast<std::size_t>(r)];
       if (out.finished) continue;
@@ -148,11 +149,17 @@ JobOutcome run_job(const JobOptions& options, const RankBody& body,
       if (!out.succeeded()) failed_now.push_back(r);
     }
     if (!failed_now.empty() && job.first_failed_rank < 0 && kill_at < 0) {
-      // Several ranks seen failing in one round: the one whose connection went first is the
-      // cause (the others usually failed because of it), else the lowest.
-      const int first = hub.first_gone();
-      const bool known = std::find(failed_now.begin(), failed_now.end(), first) != failed_now.end();
-      job.first_failed_rank = known ? first : failed_now.front();
+      // Several ranks seen failing in one round: the cause is the one whose connection the
+      // hub saw close before this round, else one a signal killed (the others usually exit
+      // with an error because of it), else the lowest.
+      auto by_signal = std::find_if(failed_now.begin(), failed_now.end(), [&](int r) {
+        return job.ranks[static_cast<std::size_t>(r)].signal != 0;
+      });
+      if (std::find(failed_now.begin(), failed_now.end(), gone_before) != failed_now.end()) {
+        job.first_failed_rank = gone_before;
+      } else {
+        job.first_failed_rank = by_signal != failed_now.end() ? *by_signal : failed_now.front();
+      }
       if (options.stop_on_failure) stop(bootstrap::steady_now_ns());
     }
     const std::int64_t now = bootstrap::steady_now_ns();
@@ -167,6 +174,12 @@ JobOutcome run_job(const JobOptions& options, const RankBody& body,
     }
     if (kill_at >= 0 && now > kill_at) signal_all(job, SIGKILL);
   }
+  // Which rank caused the failure is only certain now: a rank's connection closes slightly
+  // before its process can be reaped, so a rank that failed because of it may be reaped first.
+  // The cause is the rank whose connection the hub saw close first, if that rank failed.
+  const int gone = hub.first_gone();
+  if (gone >= 0 && !job.ranks[static_cast<std::size_t>(gone)].succeeded())
+    job.first_failed_rank = gone;
   return job;
 }
 
