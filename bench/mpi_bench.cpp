@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "core/byte_size.hpp"
+
 namespace {
 
 int iterations_for(long bytes, int cap) {
@@ -26,11 +28,7 @@ int iterations_for(long bytes, int cap) {
 }
 
 long parse_bytes(const char* v) {
-  char* end = nullptr;
-  long n = std::strtol(v, &end, 10);
-  if (*end == 'K' || *end == 'k') n <<= 10;
-  if (*end == 'M' || *end == 'm') n <<= 20;
-  return n;
+  return static_cast<long>(shmcoll::parse_byte_size(v).value_or(0));
 }
 
 }  // namespace

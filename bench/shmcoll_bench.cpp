@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "core/byte_size.hpp"
 #include "machine.hpp"
 #include "shmcoll/shmcoll.hpp"
 
@@ -52,12 +53,8 @@ struct Config {
 };
 
 std::uint64_t parse_bytes(const std::string& v) {
-  char* end = nullptr;
-  std::uint64_t n = std::strtoull(v.c_str(), &end, 10);
-  if (*end == 'K' || *end == 'k') n <<= 10;
-  if (*end == 'M' || *end == 'm') n <<= 20;
-  if (*end == 'G' || *end == 'g') n <<= 30;
-  return n;
+  const std::optional<long long> n = parse_byte_size(v);
+  return n && *n > 0 ? static_cast<std::uint64_t>(*n) : 0;
 }
 
 void usage() {

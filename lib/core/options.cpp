@@ -5,6 +5,7 @@
 #include <functional>
 #include <string>
 
+#include "core/byte_size.hpp"
 #include "shmcoll/error.hpp"
 
 namespace shmcoll {
@@ -18,35 +19,12 @@ struct Row {
 };
 
 long long parse_integer(const char* name, const std::string& v, long long lo, long long hi) {
-  char* end = nullptr;
-  long long n = std::strtoll(v.c_str(), &end, 0);
-  // Accept K/M/G suffixes for byte sizes.
-  if (end != v.c_str() && *end != '\0' && end[1] == '\0') {
-    switch (*end) {
-      case 'k':
-      case 'K':
-        n <<= 10;
-        ++end;
-        break;
-      case 'm':
-      case 'M':
-        n <<= 20;
-        ++end;
-        break;
-      case 'g':
-      case 'G':
-        n <<= 30;
-        ++end;
-        break;
-      default:
-        break;
-    }
-  }
-  if (end == v.c_str() || *end != '\0' || n < lo || n > hi) {
+  const std::optional<long long> n = parse_byte_size(v);  // sizes may carry K/M/G suffixes
+  if (!n || *n < lo || *n > hi) {
     throw InvalidArgument(std::string(name) + "='" + v + "' is not an integer in [" +
                           std::to_string(lo) + ", " + std::to_string(hi) + "]");
   }
-  return n;
+  return *n;
 }
 
 const std::vector<Row>& rows() {

@@ -11,24 +11,6 @@
 namespace shmcoll::mpi {
 namespace {
 
-const char* coll_env_name(Coll c) {
-  switch (c) {
-    case Coll::kBcast:
-      return "SHMCOLL_MPI_BCAST";
-    case Coll::kScatter:
-      return "SHMCOLL_MPI_SCATTER";
-    case Coll::kScatterv:
-      return "SHMCOLL_MPI_SCATTERV";
-    case Coll::kGather:
-      return "SHMCOLL_MPI_GATHER";
-    case Coll::kGatherv:
-      return "SHMCOLL_MPI_GATHERV";
-    case Coll::kCount:
-      break;
-  }
-  return "?";
-}
-
 std::atomic<std::uint64_t> g_segment_bytes{0};  // shared memory of this process's live teams
 
 int delete_state(MPI_Comm, int, void* value, void*) {

@@ -1,6 +1,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "core/byte_size.hpp"
 #include "mpi/plugin.hpp"
 
 namespace shmcoll::mpi {
@@ -16,28 +17,29 @@ bool flag(const char* name, bool fallback) {
 std::uint64_t bytes(const char* name, std::uint64_t fallback) {
   const char* v = std::getenv(name);
   if (v == nullptr || *v == '\0') return fallback;
-  char* end = nullptr;
-  std::uint64_t n = std::strtoull(v, &end, 10);
-  switch (*end) {
-    case 'k':
-    case 'K':
-      n <<= 10;
-      break;
-    case 'm':
-    case 'M':
-      n <<= 20;
-      break;
-    case 'g':
-    case 'G':
-      n <<= 30;
-      break;
-    default:
-      break;
-  }
-  return n;
+  const std::optional<long long> n = parse_byte_size(v);
+  return n && *n >= 0 ? static_cast<std::uint64_t>(*n) : fallback;
 }
 
 }  // namespace
+
+const char* coll_env_name(Coll c) {
+  switch (c) {
+    case Coll::kBcast:
+      return "SHMCOLL_MPI_BCAST";
+    case Coll::kScatter:
+      return "SHMCOLL_MPI_SCATTER";
+    case Coll::kScatterv:
+      return "SHMCOLL_MPI_SCATTERV";
+    case Coll::kGather:
+      return "SHMCOLL_MPI_GATHER";
+    case Coll::kGatherv:
+      return "SHMCOLL_MPI_GATHERV";
+    case Coll::kCount:
+      break;
+  }
+  return "?";
+}
 
 const PluginConfig& config() {
   static const PluginConfig c = [] {

@@ -21,6 +21,8 @@
 namespace shmcoll::mpi {
 
 enum class Coll { kBcast, kScatter, kScatterv, kGather, kGatherv, kCount };
+// SHMCOLL_MPI_BCAST and so on: the variable that enables each collective.
+const char* coll_env_name(Coll coll);
 
 // Read once from the environment (SHMCOLL_ENABLE, SHMCOLL_MPI_<COLL>, SHMCOLL_MPI_VERBOSE,
 // SHMCOLL_MPI_BUDGET); see the README's MPI section.
