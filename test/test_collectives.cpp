@@ -27,6 +27,10 @@ void run_matrix(Check check, bool has_in_place, bool v_form, int n,
       {.nranks = n},
       [&](RankContext& ctx) {
         Team team(ctx.bootstrap, options);
+        if (options.single_copy_min_bytes == 1 && n > 1 && !team.single_copy_available()) {
+          ctx.fail("the single-copy matrix runs without single copy: %s",
+                   team.data_paths().c_str());
+        }
         std::uint64_t seq = 0;
         for (int root = 0; root < n; ++root) {
           for (int in_place = 0; in_place <= (has_in_place ? 1 : 0); ++in_place) {
@@ -71,6 +75,22 @@ TEST_CASE("bcast: matrix down the topology trees of synthetic machines") {
       o.bcast_algorithm = BcastAlgorithm::kTree;
       run_matrix(check_bcast, false, false, n, o);
     }
+  }
+}
+
+// The single-copy path (cross-memory attach) from the smallest block on, so that every count
+// of the matrix takes it, including misaligned buffers and splits that leave odd tails.
+Options single_copy_everywhere() {
+  Options o = test_options();
+  o.single_copy_min_bytes = 1;
+  return o;
+}
+TEST_CASE("single copy: bcast, scatter and gather matrices") {
+  for (int n : {2, 3, 4, 7, 16}) {
+    CAPTURE(n);
+    run_matrix(check_bcast, false, false, n, single_copy_everywhere());
+    run_matrix(check_scatter, true, false, n, single_copy_everywhere());
+    run_matrix(check_gather, true, false, n, single_copy_everywhere());
   }
 }
 

@@ -43,8 +43,9 @@ TEST_CASE("a segment is created exclusively with mode 0600 and validated on atta
 
   // A corrupted header is refused, not read.
   created.header().version = 99;
-  CHECK(message_of([&] { Segment::attach(name, g); }).find("version is 99, expected 1") !=
-        std::string::npos);
+  CHECK(message_of([&] {
+          Segment::attach(name, g);
+        }).find("version is 99, expected " + std::to_string(kVersion)) != std::string::npos);
   created.header().version = kVersion;
   created.header().magic = 0;
   CHECK(message_of([&] { Segment::attach(name, g); }).find("magic") != std::string::npos);

@@ -13,6 +13,10 @@ namespace shmcoll {
 // split into more than one group.
 enum class BcastAlgorithm { kAuto, kFlat, kTree };
 
+// Whether large messages may move with one copy between the processes' own buffers (Linux
+// cross-memory attach, probed at team formation) instead of two through the shared slots.
+enum class SingleCopy { kAuto, kOff };
+
 enum class CheckLevel {
   kBasic,  // each rank checks its own arguments, receivers check what the root sends them
   kFull,   // also: every rank verifies that all ranks called the same collective with the same
@@ -38,6 +42,12 @@ struct Options {
   // description ("package:2 numa:2 l3:1 core:4 pu:1"), or an XML topology file (*.xml).
   std::string topology;
   BcastAlgorithm bcast_algorithm = BcastAlgorithm::kAuto;
+  SingleCopy single_copy = SingleCopy::kAuto;
+  // Per-rank block size (bytes) from which flat broadcast, scatter and gather use the single
+  // copy, when the team has it. Below it the slots win: no system call per transfer.
+  std::size_t single_copy_min_bytes = 64 * 1024;
+  // Rank 0 says on stderr, once per team, which data paths the team uses and why.
+  bool verbose = false;
 
   static Options from_env();
 };

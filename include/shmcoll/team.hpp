@@ -40,6 +40,10 @@ class Team {
   // Where each rank sits (package, NUMA node, L3, core; "?" where unknown), one line per rank,
   // as exchanged at team formation: for benchmark records and diagnostics.
   std::string placement() const;
+  // The large-message data path the team uses: "single copy (cross-memory attach) from N
+  // bytes per rank", or "slots only: " and why (SHMCOLL_SINGLE_COPY=off, or the probe failed).
+  std::string data_paths() const;
+  bool single_copy_available() const;
 
   void barrier();
 

@@ -15,6 +15,7 @@ BcastOp::BcastOp(TeamImpl& team, void* buffer, Count count, Datatype type, int r
   sig_.bytes = validate::bytes(ctx, "count", count, type);
   validate::buffer(ctx, "buffer", buffer, sig_.bytes);
   validate::stream_length(ctx, sig_.bytes);
+  expose(buffer);
 }
 
 bool BcastOp::advance_data(sync::WaitTarget& blocked_on) {
@@ -29,6 +30,14 @@ bool BcastOp::advance_data(sync::WaitTarget& blocked_on) {
     started_ = true;
   }
   if (tree_) return advance_tree(blocked_on);
+  if (!started_ && team_.single_copy_for(sig_.bytes)) {
+    single_copy_ = true;
+    exchange_.start({SingleCopyExchange::Flow::kFromRoot, sig_.bytes, 0,
+                     SingleCopyExchange::balanced_root_share(sig_.bytes, team_.size(), 0),
+                     buffer_});
+    started_ = true;
+  }
+  if (single_copy_) return exchange_.advance(*this, team_, blocked_on);
   if (me == sig_.root) {
     if (!started_) {
       writer_.start(op_, Kind::kBcast, sig_.root, sig_.bytes, team_.slot_bytes());

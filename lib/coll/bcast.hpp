@@ -2,9 +2,12 @@
 // it out. Tree: along the topology tree (TeamImpl::tree), each rank reads the stream of its
 // parent and, chunk by chunk as they arrive, publishes its own to its children, so a message
 // crosses each package or NUMA boundary once and deep trees pipeline. Readers acknowledge chunk
-// by chunk either way, so messages larger than the slots pipeline too.
+// by chunk either way, so messages larger than the slots pipeline too. Single copy (flat only,
+// large messages, see single_copy.hpp): each rank reads the message from the root's buffer
+// while the root writes a share of it into theirs.
 #pragma once
 
+#include "coll/single_copy.hpp"
 #include "core/operation.hpp"
 #include "core/stream.hpp"
 
@@ -14,16 +17,23 @@ class BcastOp final : public CollectiveOp {
  public:
   BcastOp(TeamImpl& team, void* buffer, Count count, Datatype type, int root);
 
+  void abandon() override {
+    if (single_copy_) SingleCopyExchange::drain(*this, team_);
+  }
+
  private:
   bool advance_data(sync::WaitTarget& blocked_on) override;
   bool advance_tree(sync::WaitTarget& blocked_on);
   bool checked_in_data_path(int peer) const override {
+    if (single_copy_) return team_.rank() == sig_.root || peer == sig_.root;
     return peer == source_ && team_.rank() != sig_.root && sig_.bytes > 0;
   }
 
   std::byte* buffer_;
   bool started_ = false;
   bool tree_ = false;
+  bool single_copy_ = false;
+  SingleCopyExchange exchange_;
   int source_ = 0;  // whose stream this rank reads: root or tree parent
   const std::vector<int>* children_ = nullptr;
   std::uint64_t received_ = 0;  // tree: chunks read from the parent

@@ -32,11 +32,23 @@ GatherOp::GatherOp(TeamImpl& team, const void* sendbuf, Count sendcount, Datatyp
     sig_.type = recvtype;
   }
   validate::stream_length(ctx, sig_.bytes);
+  expose(ctx.is_root() ? recvbuf : sendbuf);
 }
 
 bool GatherOp::advance_data(sync::WaitTarget& blocked_on) {
   const int me = team_.rank();
   const std::uint64_t b = sig_.bytes;
+  const int n = team_.size();
+  if (!started_ && n > 1 && team_.single_copy_for(b)) {
+    // Every peer copies its own block; the root helps only when it has no copy of its own.
+    const bool root = me == sig_.root;
+    if (root && !in_place_) copy::copy_bytes(recvbuf_ + me * b, sendbuf_, b);
+    const std::uint64_t share = SingleCopyExchange::balanced_root_share(b, n, in_place_ ? 0 : b);
+    exchange_.start({SingleCopyExchange::Flow::kToRoot, b, b, share,
+                     root ? recvbuf_ : const_cast<std::byte*>(sendbuf_)});
+    single_copy_ = started_ = true;
+  }
+  if (single_copy_) return exchange_.advance(*this, team_, blocked_on);
   if (!started_) {
     if (me == sig_.root) {
       if (!in_place_) copy::copy_bytes(recvbuf_ + me * b, sendbuf_, b);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "coll/gather_root.hpp"
+#include "coll/single_copy.hpp"
 #include "core/operation.hpp"
 #include "core/stream.hpp"
 
@@ -19,9 +20,14 @@ class GatherOp final : public CollectiveOp {
   GatherOp(TeamImpl& team, const void* sendbuf, Count sendcount, Datatype sendtype, void* recvbuf,
            Count recvcount, Datatype recvtype, bool in_place, int root);
 
+  void abandon() override {
+    if (single_copy_) SingleCopyExchange::drain(*this, team_);
+  }
+
  private:
   bool advance_data(sync::WaitTarget& blocked_on) override;
   bool checked_in_data_path(int peer) const override {
+    if (single_copy_) return true;  // only the root and each peer exchange anything
     return team_.rank() == sig_.root && peer != sig_.root && sig_.bytes > 0;
   }
 
@@ -29,6 +35,8 @@ class GatherOp final : public CollectiveOp {
   std::byte* recvbuf_ = nullptr;
   bool in_place_ = false;
   bool started_ = false;
+  bool single_copy_ = false;
+  SingleCopyExchange exchange_;
   StreamWriter writer_;
   GatherRoot root_side_;
 };

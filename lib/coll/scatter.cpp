@@ -22,12 +22,23 @@ ScatterOp::ScatterOp(TeamImpl& team, const void* sendbuf, Count sendcount, Datat
     sig_.type = sendtype;
     validate::stream_length(ctx, sig_.bytes * static_cast<std::uint64_t>(team.size()));
   }
+  expose(ctx.is_root() ? sendbuf : recvbuf);
 }
 
 bool ScatterOp::advance_data(sync::WaitTarget& blocked_on) {
   const int me = team_.rank();
   const int n = team_.size();
   const std::uint64_t b = sig_.bytes;
+  if (!started_ && n > 1 && team_.single_copy_for(b)) {
+    // Every peer copies its own block; the root helps only when it has no copy of its own.
+    const bool root = me == sig_.root;
+    if (root && !in_place_) copy::copy_bytes(recvbuf_, sendbuf_ + me * b, b);
+    const std::uint64_t share = SingleCopyExchange::balanced_root_share(b, n, in_place_ ? 0 : b);
+    exchange_.start({SingleCopyExchange::Flow::kFromRoot, b, b, share,
+                     root ? const_cast<std::byte*>(sendbuf_) : recvbuf_});
+    single_copy_ = started_ = true;
+  }
+  if (single_copy_) return exchange_.advance(*this, team_, blocked_on);
   if (me == sig_.root) {
     if (!started_) {
       if (!in_place_) copy::copy_bytes(recvbuf_, sendbuf_ + me * b, b);

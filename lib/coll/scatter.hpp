@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "coll/scatter_stream.hpp"
+#include "coll/single_copy.hpp"
 #include "core/operation.hpp"
 #include "core/stream.hpp"
 
@@ -20,9 +21,14 @@ class ScatterOp final : public CollectiveOp {
   ScatterOp(TeamImpl& team, const void* sendbuf, Count sendcount, Datatype sendtype, void* recvbuf,
             Count recvcount, Datatype recvtype, bool in_place, int root);
 
+  void abandon() override {
+    if (single_copy_) SingleCopyExchange::drain(*this, team_);
+  }
+
  private:
   bool advance_data(sync::WaitTarget& blocked_on) override;
   bool checked_in_data_path(int peer) const override {
+    if (single_copy_) return true;  // only the root and each peer exchange anything
     return peer == sig_.root && team_.rank() != sig_.root && sig_.bytes > 0;
   }
 
@@ -30,6 +36,8 @@ class ScatterOp final : public CollectiveOp {
   std::byte* recvbuf_ = nullptr;
   bool in_place_ = false;
   bool started_ = false;
+  bool single_copy_ = false;
+  SingleCopyExchange exchange_;
   ScatterRootStream plan_;
   StreamWriter writer_;
   RangeReader reader_;

@@ -5,8 +5,8 @@ using sync::make_tag;
 using sync::op_of;
 using sync::step_of;
 
-PeerState read_peer_signature(const segment::StatusLine& status, std::uint64_t op,
-                              std::uint64_t& packed, std::uint64_t& bytes) {
+PeerState read_peer_arrival(const segment::StatusLine& status, std::uint64_t op,
+                            PeerArrival& arrival) {
   // Seqlock read, paired with TeamImpl::publish_arrival: the writer stores (op, writing),
   // a release fence, the signature, then (op, arrived). If the signature we read belongs to a
   // later operation, the acquire fence makes that later (op', writing) store visible to the
@@ -14,8 +14,9 @@ PeerState read_peer_signature(const segment::StatusLine& status, std::uint64_t o
   const std::uint64_t t1 = status.tag.load(std::memory_order_acquire);
   if (op_of(t1) > op) return PeerState::kPassed;
   if (op_of(t1) < op || step_of(t1) == sync::kStepWriting) return PeerState::kNotArrived;
-  packed = status.signature.load(std::memory_order_relaxed);
-  bytes = status.bytes.load(std::memory_order_relaxed);
+  arrival.packed = status.signature.load(std::memory_order_relaxed);
+  arrival.bytes = status.bytes.load(std::memory_order_relaxed);
+  arrival.address = status.address.load(std::memory_order_relaxed);
   std::atomic_thread_fence(std::memory_order_acquire);
   const std::uint64_t t2 = status.tag.load(std::memory_order_relaxed);
   return op_of(t2) == op ? PeerState::kRead : PeerState::kPassed;
@@ -63,15 +64,15 @@ void CollectiveOp::check_peer_signature(int peer, std::uint64_t packed, std::uin
 
 bool CollectiveOp::agree_with(int peer, sync::WaitTarget& blocked_on) {
   segment::StatusLine& status = team_.area(peer).status();
-  std::uint64_t packed = 0, bytes = 0;
-  switch (read_peer_signature(status, op_, packed, bytes)) {
+  PeerArrival arrival;
+  switch (read_peer_arrival(status, op_, arrival)) {
     case PeerState::kNotArrived:
       blocked_on = {&status.tag, make_tag(op_, sync::kStepArrived), peer};
       return false;
     case PeerState::kPassed:
       return true;  // it left this operation, which it does only after checking us
     case PeerState::kRead:
-      check_peer_signature(peer, packed, bytes);
+      check_peer_signature(peer, arrival.packed, arrival.bytes);
       return true;
   }
   return true;
@@ -88,7 +89,7 @@ bool CollectiveOp::advance(sync::WaitTarget& blocked_on) {
   switch (stage_) {
     case Stage::kStart:
       op_ = team_.next_op();
-      team_.publish_arrival(op_, sig_);
+      team_.publish_arrival(op_, sig_, exposed_);
       stage_ = Stage::kData;
       [[fallthrough]];
     case Stage::kData:

@@ -32,7 +32,14 @@ class CollectiveOp {
   bool advance(sync::WaitTarget& blocked_on);
 
   const OpSignature& signature() const { return sig_; }
+  // The buffer this rank publishes on arrival, for peers' single-copy transfers.
+  const void* exposed_buffer() const { return exposed_; }
   std::uint64_t op() const { return op_; }
+
+  // Called when this rank leaves the operation because of an error (the team is aborted), before
+  // the error reaches the caller: an algorithm whose peers may still write into this rank's
+  // buffers waits here until they no longer do.
+  virtual void abandon() {}
 
   // Compares a peer's published signature for this operation with ours; aborts the team on a
   // mismatch.
@@ -56,11 +63,15 @@ class CollectiveOp {
 
   std::string where() const;  // "bcast (root 3, operation #12) on rank 1"
 
+  // Set by the algorithms that can move data with a single copy, before the operation starts.
+  void expose(const void* buffer) { exposed_ = buffer; }
+
   TeamImpl& team_;
   OpSignature sig_;
   std::uint64_t op_ = 0;
 
  private:
+  const void* exposed_ = nullptr;
   bool agree_with(int peer, sync::WaitTarget& blocked_on);
   void flush_deferred_ack();
 
@@ -70,10 +81,17 @@ class CollectiveOp {
   std::uint64_t deferred_ack_step_ = 0;
 };
 
-// Reads a peer's (signature, bytes) for operation `op` with the seqlock rule of the status
-// line. Returns: kNotArrived, kPassed (the peer is beyond `op`), or kRead with the values.
+// What a peer published on arrival in an operation (its status line).
+struct PeerArrival {
+  std::uint64_t packed = 0;   // OpSignature::packed(): collective and root
+  std::uint64_t bytes = 0;    // what it sends or receives
+  std::uint64_t address = 0;  // its buffer, in its address space (single-copy transfers)
+};
+
+// Reads a peer's arrival for operation `op` with the seqlock rule of the status line.
+// Returns: kNotArrived, kPassed (the peer is beyond `op`), or kRead with the values.
 enum class PeerState { kNotArrived, kPassed, kRead };
-PeerState read_peer_signature(const segment::StatusLine& status, std::uint64_t op,
-                              std::uint64_t& packed, std::uint64_t& bytes);
+PeerState read_peer_arrival(const segment::StatusLine& status, std::uint64_t op,
+                            PeerArrival& arrival);
 
 }  // namespace shmcoll

@@ -94,6 +94,33 @@ const std::vector<Row>& rows() {
          else
            throw InvalidArgument("SHMCOLL_BCAST_ALGORITHM='" + v + "' must be auto, flat or tree");
        }},
+      {"SHMCOLL_SINGLE_COPY",
+       "auto: messages of SHMCOLL_SINGLE_COPY_MIN_BYTES and more per rank move with one copy "
+       "between the ranks' buffers (cross-memory attach) when every pair of ranks may use it; "
+       "off: always through the shared slots",
+       [](const Options& o) {
+         return std::string(o.single_copy == SingleCopy::kAuto ? "auto" : "off");
+       },
+       [](Options& o, const std::string& v) {
+         if (v == "auto")
+           o.single_copy = SingleCopy::kAuto;
+         else if (v == "off")
+           o.single_copy = SingleCopy::kOff;
+         else
+           throw InvalidArgument("SHMCOLL_SINGLE_COPY='" + v + "' must be 'auto' or 'off'");
+       }},
+      {"SHMCOLL_SINGLE_COPY_MIN_BYTES",
+       "block size per rank from which broadcast, scatter and gather use the single copy",
+       [](const Options& o) { return std::to_string(o.single_copy_min_bytes); },
+       [](Options& o, const std::string& v) {
+         o.single_copy_min_bytes = static_cast<std::size_t>(
+             parse_integer("SHMCOLL_SINGLE_COPY_MIN_BYTES", v, 1, 1ll << 40));
+       }},
+      {"SHMCOLL_VERBOSE", "1: rank 0 logs each team's data paths to stderr when it forms",
+       [](const Options& o) { return std::string(o.verbose ? "1" : "0"); },
+       [](Options& o, const std::string& v) {
+         o.verbose = parse_integer("SHMCOLL_VERBOSE", v, 0, 1) == 1;
+       }},
       {"SHMCOLL_TOPOLOGY",
        "topology for placing ranks: empty = this machine, an hwloc synthetic description, or an "
        "XML file (*.xml); with the latter two, rank r sits on PU r mod (number of PUs)",

@@ -38,6 +38,8 @@ int Team::rank() const { return impl_->rank(); }
 int Team::size() const { return impl_->size(); }
 const Options& Team::options() const { return impl_->options(); }
 std::size_t Team::segment_bytes() const { return impl_->segment_bytes(); }
+std::string Team::data_paths() const { return impl_->data_paths(); }
+bool Team::single_copy_available() const { return impl_->single_copy_available(); }
 
 std::string Team::placement() const {
   auto field = [](int v) { return v < 0 ? std::string("?") : std::to_string(v); };

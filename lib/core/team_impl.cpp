@@ -73,14 +73,15 @@ std::uint64_t TeamImpl::next_op() {
   return ++op_;
 }
 
-void TeamImpl::publish_arrival(std::uint64_t op, const OpSignature& sig) {
+void TeamImpl::publish_arrival(std::uint64_t op, const OpSignature& sig, const void* buffer) {
   segment::StatusLine& status = self().status();
-  // Seqlock write (see read_peer_signature): mark "writing", fence, write the signature,
+  // Seqlock write (see read_peer_arrival): mark "writing", fence, write the signature,
   // then publish "arrived". Only this rank writes its status line.
   status.tag.store(make_tag(op, sync::kStepWriting), std::memory_order_relaxed);
   std::atomic_thread_fence(std::memory_order_release);
   status.signature.store(sig.packed(), std::memory_order_relaxed);
   status.bytes.store(sig.bytes, std::memory_order_relaxed);
+  status.address.store(reinterpret_cast<std::uintptr_t>(buffer), std::memory_order_relaxed);
   publish(status.tag, make_tag(op, sync::kStepArrived));
 }
 
@@ -93,7 +94,12 @@ void TeamImpl::publish_step(std::uint64_t op, std::uint64_t step) {
 void TeamImpl::run(CollectiveOp& op) {
   current_ = &op;
   sync::WaitTarget target;
-  while (!op.advance(target)) wait(target);
+  try {
+    while (!op.advance(target)) wait(target);
+  } catch (const Error&) {
+    op.abandon();  // the abort is recorded by now (fail or check_aborted threw)
+    throw;
+  }
   current_ = nullptr;
 }
 
@@ -128,6 +134,13 @@ void TeamImpl::record_abort(Status status, const std::string& message) {
   // Sleepers re-check the abort record when woken.
   for (int r = 0; r < size_; ++r) sync::wake_everyone(area(r).wake());
 }
+
+bool TeamImpl::abort_recorded() {
+  return aborted_ || segment_.abort_record().state.load(std::memory_order_relaxed) !=
+                         segment::AbortRecord::kClear;
+}
+
+bool TeamImpl::peer_alive(int r) const { return sync::process_alive(pid(r)); }
 
 void TeamImpl::check_aborted() {
   if (aborted_) throw_error(abort_status_, abort_message_);
@@ -188,9 +201,9 @@ void TeamImpl::check_peer_in_slow_wait(const sync::WaitTarget& target) {
   // what this rank waits for (a writer publishes everything before it departs).
   const std::uint64_t op = current_->op();
   segment::StatusLine& status = area(target.peer).status();
-  std::uint64_t packed = 0, bytes = 0;
-  if (read_peer_signature(status, op, packed, bytes) == PeerState::kRead) {
-    current_->check_peer_signature(target.peer, packed, bytes);
+  PeerArrival arrival;
+  if (read_peer_arrival(status, op, arrival) == PeerState::kRead) {
+    current_->check_peer_signature(target.peer, arrival.packed, arrival.bytes);
   }
   // acquire: if the peer departed, everything it published before departing is visible to
   // the re-check of the target below.

@@ -48,6 +48,15 @@ class TeamImpl final : public sync::WaitObserver {
   // Whether broadcasts go down the tree (the same answer on every rank: it depends only on
   // the exchanged places and rank 0's options).
   bool bcast_uses_tree();
+  // Whether an operation moving `bytes` per rank between the root and the others uses the
+  // single copy (cross-memory attach). The same answer on every rank for matching arguments:
+  // it depends on rank 0's options and the team-wide probe at formation.
+  bool single_copy_for(std::uint64_t bytes) const {
+    return single_copy_ && bytes >= options_.single_copy_min_bytes;
+  }
+  bool single_copy_available() const { return single_copy_; }
+  std::string data_paths() const;
+  pid_t pid(int r) const { return pids_[static_cast<std::size_t>(r)]; }
 
   segment::RankArea area(int r) const { return segment_.rank(static_cast<std::uint32_t>(r)); }
   segment::RankArea self() const { return area(rank_); }
@@ -77,6 +86,9 @@ class TeamImpl final : public sync::WaitObserver {
   void record_abort(Status status, const std::string& message);
   // Throws the team's abort error if one was recorded.
   void check_aborted();
+  // Whether an abort is recorded, without throwing (callers order the load with a fence).
+  bool abort_recorded();
+  bool peer_alive(int r) const;
 
   void wait(const sync::WaitTarget& target);
   void on_slow_wait(const sync::WaitTarget& target, std::int64_t waited_ns) override;
@@ -94,11 +106,12 @@ class TeamImpl final : public sync::WaitObserver {
   }
 
   // Arrival (status line) and progress (progress line) of the current operation.
-  void publish_arrival(std::uint64_t op, const OpSignature& sig);
+  void publish_arrival(std::uint64_t op, const OpSignature& sig, const void* buffer);
   void publish_step(std::uint64_t op, std::uint64_t step);
 
  private:
   void form(Bootstrap& bootstrap);
+
   void check_peer_in_slow_wait(const sync::WaitTarget& target);
 
   int rank_ = 0;
@@ -108,7 +121,9 @@ class TeamImpl final : public sync::WaitObserver {
   std::vector<pid_t> pids_;
   std::vector<topology::Place> places_;                 // every rank's place, from team formation
   std::vector<std::unique_ptr<topology::Tree>> trees_;  // by root
-  int team_cpus_ = 0;  // CPUs in the union of the ranks' affinity masks
+  int team_cpus_ = 0;            // CPUs in the union of the ranks' affinity masks
+  bool single_copy_ = false;     // every pair of ranks passed the CMA probe at formation
+  std::string single_copy_why_;  // why not, when it did not
   std::vector<SlotRecord> slot_records_;
   std::vector<std::uint64_t> seen_progress_;  // see progress_reached
   sync::WaitPolicy policy_;

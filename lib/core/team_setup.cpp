@@ -9,8 +9,10 @@
 #include <sched.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstring>
 
+#include "copy/cross_process.hpp"
 #include "core/team_impl.hpp"
 #include "topology/discovery.hpp"
 
@@ -27,6 +29,10 @@ struct JoinInfo {
   std::uint32_t slots = 0;
   std::uint32_t checks = 0;
   std::uint32_t bcast_algorithm = 0;
+  std::uint32_t single_copy = 0;
+  std::uint32_t verbose = 0;
+  std::uint64_t single_copy_min_bytes = 0;
+  std::uint64_t probe_word = 0;  // address of this process's copy::ProbeWord
   cpu_set_t cpus{};  // where this rank may run, to tell whether the team is oversubscribed
   topology::Place place;
   char topology_error[192] = {};
@@ -36,6 +42,7 @@ struct JoinInfo {
 struct AttachInfo {
   std::int32_t ok = 0;
   char error[320] = {};
+  char single_copy_error[160] = {};  // what failed when this rank probed its peers with CMA
 };
 
 template <std::size_t N>
@@ -57,6 +64,9 @@ void TeamImpl::form(Bootstrap& bootstrap) {
   mine.rank = rank_;
   mine.size = size_;
   mine.pid = static_cast<std::int32_t>(getpid());
+  // Before anyone can probe us (after the join exchange).
+  copy::allow_peer_access();
+  mine.probe_word = reinterpret_cast<std::uintptr_t>(copy::ProbeWord::address());
   if (sched_getaffinity(0, sizeof mine.cpus, &mine.cpus) != 0) CPU_ZERO(&mine.cpus);
   try {
     mine.place = topology::Topology::load(options_.topology)->place_of_rank(rank_, nullptr);
@@ -68,6 +78,9 @@ void TeamImpl::form(Bootstrap& bootstrap) {
     mine.slots = geometry.slots;
     mine.checks = static_cast<std::uint32_t>(options_.checks);
     mine.bcast_algorithm = static_cast<std::uint32_t>(options_.bcast_algorithm);
+    mine.single_copy = static_cast<std::uint32_t>(options_.single_copy);
+    mine.single_copy_min_bytes = options_.single_copy_min_bytes;
+    mine.verbose = options_.verbose ? 1 : 0;
     mine.nonce = segment::random_nonce();
   }
   std::vector<JoinInfo> all(static_cast<std::size_t>(size_));
@@ -103,6 +116,9 @@ void TeamImpl::form(Bootstrap& bootstrap) {
   options_.slots = static_cast<int>(creator.slots);
   options_.checks = static_cast<CheckLevel>(creator.checks);
   options_.bcast_algorithm = static_cast<BcastAlgorithm>(creator.bcast_algorithm);
+  options_.single_copy = static_cast<SingleCopy>(creator.single_copy);
+  options_.single_copy_min_bytes = creator.single_copy_min_bytes;
+  options_.verbose = creator.verbose != 0;
   pids_.resize(static_cast<std::size_t>(size_));
   cpu_set_t team_cpus;
   CPU_ZERO(&team_cpus);
@@ -136,6 +152,18 @@ void TeamImpl::form(Bootstrap& bootstrap) {
                        std::string(outcomes[0].error));
 
   AttachInfo attached;
+  if (options_.single_copy == SingleCopy::kAuto && size_ > 1) {
+    // Every rank probes every peer, since any rank may be a root; the verdicts travel with the
+    // attach outcome, so the probe costs no exchange of its own.
+    for (int r = 0; r < size_ && attached.single_copy_error[0] == '\0'; ++r) {
+      if (r == rank_) continue;
+      const JoinInfo& peer = all[static_cast<std::size_t>(r)];
+      if (const std::string why = copy::probe(peer.pid, peer.probe_word); !why.empty()) {
+        put(attached.single_copy_error,
+            "rank " + std::to_string(rank_) + " to rank " + std::to_string(r) + ": " + why);
+      }
+    }
+  }
   if (rank_ != 0) {
     try {
       segment_ = segment::Segment::attach(name, geometry);
@@ -156,6 +184,27 @@ void TeamImpl::form(Bootstrap& bootstrap) {
                          verdicts[static_cast<std::size_t>(r)].error);
     }
   }
+  single_copy_ = options_.single_copy == SingleCopy::kAuto && size_ > 1;
+  single_copy_why_ = options_.single_copy == SingleCopy::kOff ? "SHMCOLL_SINGLE_COPY=off"
+                     : size_ == 1                             ? "a team of one"
+                                                              : "";
+  for (const AttachInfo& v : verdicts) {
+    if (single_copy_ && v.single_copy_error[0] != '\0') {
+      single_copy_ = false;
+      single_copy_why_ = std::string("cross-memory attach fails from ") + v.single_copy_error;
+    }
+  }
+  if (options_.verbose && rank_ == 0) {
+    std::fprintf(stderr, "shmcoll: team of %d ranks, segment of %zu bytes; %s\n", size_,
+                 segment_.size(), data_paths().c_str());
+  }
+}
+
+std::string TeamImpl::data_paths() const {
+  if (!single_copy_) return "slots only: single copy off (" + single_copy_why_ + ")";
+  return "slots below " + std::to_string(options_.single_copy_min_bytes) +
+         " bytes per rank, single copy (cross-memory attach) from there for flat broadcast, "
+         "scatter and gather";
 }
 
 }  // namespace shmcoll

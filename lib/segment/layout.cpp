@@ -24,6 +24,8 @@ std::uint64_t layout_hash() {
       sizeof(AbortRecord),
       offsetof(AbortRecord, message),
       sizeof(StatusLine),
+      offsetof(StatusLine, address),
+      offsetof(StatusLine, writing_op),
       sizeof(ProgressLine),
       RankArea::kControlLines,
       sizeof(WakeLine),

@@ -29,7 +29,7 @@ using sync::kCacheLine;
 using sync::WakeLine;
 
 inline constexpr std::uint64_t kMagic = 0x4c4c4f434d485321ull;  // "!SHMCOLL" little-endian
-inline constexpr std::uint32_t kVersion = 1;
+inline constexpr std::uint32_t kVersion = 2;
 
 struct alignas(kCacheLine) SegmentHeader {
   std::uint64_t magic;
@@ -58,11 +58,17 @@ struct alignas(kCacheLine) AbortRecord {
 };
 static_assert(sizeof(AbortRecord) == 4 * kCacheLine);
 
-// What a rank says about the operation it is in (see read_peer_signature for the seqlock rule).
+// What a rank says about the operation it is in (see read_peer_arrival for the seqlock rule).
 struct alignas(kCacheLine) StatusLine {
   std::atomic<std::uint64_t> tag;        // (op, kStepWriting or kStepArrived)
   std::atomic<std::uint64_t> signature;  // collective kind and root of `op`
   std::atomic<std::uint64_t> bytes;      // bytes this rank sends or receives in `op`
+  // This rank's user buffer for `op` (its address space), for peers' single-copy transfers.
+  std::atomic<std::uint64_t> address;
+  // The operation in which this rank is writing into a peer's buffer right now (cross-memory
+  // attach), 0 when it is not. Not part of the seqlock: a rank leaving an operation because of
+  // an error waits until no peer writes into its buffers (SingleCopyExchange::drain).
+  std::atomic<std::uint64_t> writing_op;
 };
 static_assert(sizeof(StatusLine) == kCacheLine);
 

@@ -1,0 +1,157 @@
+#include "coll/single_copy.hpp"
+
+#include <sched.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "copy/cross_process.hpp"
+
+namespace shmcoll {
+using sync::make_tag;
+
+std::uint64_t SingleCopyExchange::balanced_root_share(std::uint64_t block_bytes, int ranks,
+                                                      std::uint64_t root_extra) {
+  // Root: extra + (ranks - 1) * share; each peer: block - share. Equal when
+  // share = (block - extra) / ranks. Rounded down to a cache line, so both halves of a
+  // block start aligned where the buffers are.
+  if (root_extra >= block_bytes || ranks < 2) return 0;
+  const std::uint64_t share = (block_bytes - root_extra) / static_cast<std::uint64_t>(ranks);
+  return share / 64 * 64;
+}
+
+bool SingleCopyExchange::arrival_of(CollectiveOp& op, TeamImpl& team, int peer,
+                                    PeerArrival& arrival, sync::WaitTarget& blocked_on) {
+  segment::StatusLine& status = team.area(peer).status();
+  switch (read_peer_arrival(status, op.op(), arrival)) {
+    case PeerState::kNotArrived:
+      blocked_on = {&status.tag, make_tag(op.op(), sync::kStepArrived), peer};
+      return false;
+    case PeerState::kPassed:
+      // A peer that left without waiting for this rank's share did not take the single copy,
+      // which matching arguments would have made it take.
+      team.fail(Status::kInvalidArgument,
+                std::string("argument mismatch in ") + kind_name(op.signature().kind) + " (root " +
+                    std::to_string(op.signature().root) + ", operation #" +
+                    std::to_string(op.op()) + "): rank " + std::to_string(peer) +
+                    " completed it through the slots, so its collective, root or size differs "
+                    "from rank " +
+                    std::to_string(team.rank()) + "'s " + op.signature().describe_bytes());
+    case PeerState::kRead:
+      break;
+  }
+  // Kind, root and size must match before this rank copies into or out of the peer's buffer.
+  op.check_peer_signature(peer, arrival.packed, arrival.bytes);
+  return true;
+}
+
+void SingleCopyExchange::transfer(CollectiveOp& op, TeamImpl& team, int peer, std::uint64_t remote,
+                                  std::byte* local, std::uint64_t bytes, bool local_is_source) {
+  if (bytes == 0) return;
+  int e = 0;
+  if (local_is_source) {
+    // Announce the write, then look for an abort (a store-buffering pair with drain(): the
+    // seq_cst fences guarantee that this rank sees the abort or the leaving rank sees the
+    // announcement, so no write lands in a buffer whose owner has already returned).
+    std::atomic<std::uint64_t>& writing = team.self().status().writing_op;
+    writing.store(op.op(), std::memory_order_relaxed);
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    if (team.abort_recorded()) {
+      writing.store(0, std::memory_order_relaxed);
+      team.check_aborted();
+    }
+    e = copy::write_to(team.pid(peer), reinterpret_cast<void*>(remote), local, bytes);
+    // release: the owner, once it sees 0, may free the buffer; the write is over by then.
+    writing.store(0, std::memory_order_release);
+  } else {
+    e = copy::read_from(team.pid(peer), reinterpret_cast<const void*>(remote), local, bytes);
+  }
+  if (e != 0) {
+    team.check_aborted();  // a peer's error comes first: it may be why this transfer failed
+    if (e == ESRCH) {
+      team.fail(Status::kPeerFailed, "rank " + std::to_string(peer) + " (pid " +
+                                         std::to_string(team.pid(peer)) + ") exited during " +
+                                         kind_name(op.signature().kind) + " operation #" +
+                                         std::to_string(op.op()));
+    }
+    team.fail(Status::kInvalidArgument,
+              std::string(kind_name(op.signature().kind)) + " (root " +
+                  std::to_string(op.signature().root) + ", operation #" + std::to_string(op.op()) +
+                  "): rank " + std::to_string(team.rank()) + " could not " +
+                  (local_is_source ? "write " : "read ") + std::to_string(bytes) + " bytes " +
+                  (local_is_source ? "into" : "from") + " the buffer of rank " +
+                  std::to_string(peer) + " with cross-memory attach: " + std::strerror(e) +
+                  " (is that buffer as large as its count says?)");
+  }
+}
+
+bool SingleCopyExchange::move_root_share(CollectiveOp& op, TeamImpl& team,
+                                         sync::WaitTarget& blocked_on) {
+  const bool from_root = plan_.flow == Flow::kFromRoot;
+  for (; next_peer_ < team.size(); ++next_peer_) {
+    const int peer = next_peer_;
+    if (peer == team.rank()) continue;
+    PeerArrival arrival;
+    if (!arrival_of(op, team, peer, arrival, blocked_on)) return false;
+    std::byte* mine = plan_.local + static_cast<std::uint64_t>(peer) * plan_.block_stride;
+    transfer(op, team, peer, arrival.address, mine, plan_.root_share, from_root);
+  }
+  return true;
+}
+
+bool SingleCopyExchange::move_peer_share(CollectiveOp& op, TeamImpl& team,
+                                         sync::WaitTarget& blocked_on) {
+  const int root = op.signature().root;
+  PeerArrival arrival;
+  if (!arrival_of(op, team, root, arrival, blocked_on)) return false;
+  const std::uint64_t share = plan_.root_share;
+  const std::uint64_t remote =
+      arrival.address + static_cast<std::uint64_t>(team.rank()) * plan_.block_stride + share;
+  transfer(op, team, root, remote, plan_.local + share, plan_.block_bytes - share,
+           plan_.flow == Flow::kToRoot);
+  return true;
+}
+
+void SingleCopyExchange::drain(const CollectiveOp& op, TeamImpl& team) {
+  // The other half of the pair in transfer(): the abort is recorded (or was seen) before this
+  // fence, so a peer that did not see it has its announcement visible below.
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  for (int peer = 0; peer < team.size(); ++peer) {
+    if (peer == team.rank()) continue;
+    const std::atomic<std::uint64_t>& writing = team.area(peer).status().writing_op;
+    // Bounded by the write itself, a single system call; a dead writer writes no more.
+    for (int spins = 0; writing.load(std::memory_order_acquire) == op.op(); ++spins) {
+      if (spins % 1024 == 1023 && !team.peer_alive(peer)) break;
+      sched_yield();
+    }
+  }
+}
+
+bool SingleCopyExchange::advance(CollectiveOp& op, TeamImpl& team, sync::WaitTarget& blocked_on) {
+  const bool is_root = team.rank() == op.signature().root;
+  if (stage_ == Stage::kMove) {
+    if (!(is_root ? move_root_share(op, team, blocked_on)
+                  : move_peer_share(op, team, blocked_on))) {
+      return false;
+    }
+    // release (inside publish): the bytes this rank moved, by a system call on its CPU, are
+    // visible to whoever acquires this step.
+    team.publish_step(op.op(), sync::step_consumed(0));
+    stage_ = Stage::kWait;
+    next_peer_ = 0;
+  }
+  // Wait for the other side(s) to finish theirs before either buffer may be released.
+  const std::uint64_t done = make_tag(op.op(), sync::step_consumed(0));
+  for (; next_peer_ < team.size(); ++next_peer_) {
+    const int peer = is_root ? next_peer_ : op.signature().root;
+    if (peer == team.rank()) continue;
+    if (!team.progress_reached(peer, done)) {
+      blocked_on = {&team.area(peer).progress().tag, done, peer};
+      return false;
+    }
+    if (!is_root) break;
+  }
+  return true;
+}
+
+}  // namespace shmcoll

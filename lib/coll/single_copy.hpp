@@ -1,0 +1,70 @@
+// The single-copy data path of flat broadcast, scatter and gather: each block moves once, from
+// the sender's own buffer to the receiver's, with cross-memory attach (lib/copy/cross_process).
+//
+// Every rank publishes its buffer's address on arrival (CollectiveOp::expose). The root and
+// each other rank then split each block between them so that both cores copy at once: the
+// root moves bytes [0, root_share) of every block, the other rank moves the rest. The root
+// checks each peer's signature before it touches that peer's buffer, and a peer checks the
+// root's, so a size mismatch is an error before any byte moves.
+//
+// Completion: a rank publishes (op, step_consumed(0)) on its progress line once its share is
+// moved. The root leaves after every peer's, a peer after the root's: neither buffer is
+// released while the other side may still copy from or into it.
+//
+// Errors: a rank that leaves early (the team aborted) must not leave a peer writing into its
+// buffer, which the caller may free as soon as the error reaches it. Writers announce each
+// write in StatusLine::writing_op and re-check the abort record after a fence; a leaving rank
+// waits (drain) until no peer announces a write in this operation. Reads from a buffer being
+// abandoned cannot harm its owner, so they are not fenced.
+#pragma once
+
+#include <cstdint>
+
+#include "core/operation.hpp"
+
+namespace shmcoll {
+
+class SingleCopyExchange {
+ public:
+  enum class Flow { kFromRoot, kToRoot };  // broadcast and scatter; gather
+
+  struct Plan {
+    Flow flow = Flow::kFromRoot;
+    std::uint64_t block_bytes = 0;  // per non-root rank
+    // Rank r's block starts at r * block_stride in the root's buffer (0 for broadcast).
+    std::uint64_t block_stride = 0;
+    std::uint64_t root_share = 0;  // leading bytes of each block moved by the root
+    // The root: its whole buffer; the others: their block.
+    std::byte* local = nullptr;
+  };
+
+  // The root's share of each block that balances the work: the root moves root_share per peer
+  // plus `root_extra` bytes of its own (its local copy), each peer moves the rest of its block.
+  static std::uint64_t balanced_root_share(std::uint64_t block_bytes, int ranks,
+                                           std::uint64_t root_extra);
+
+  void start(const Plan& plan) {
+    plan_ = plan;
+    next_peer_ = 0;
+    stage_ = Stage::kMove;
+  }
+  bool advance(CollectiveOp& op, TeamImpl& team, sync::WaitTarget& blocked_on);
+  // On the way out after an error: returns once no live peer writes into this rank's buffers.
+  static void drain(const CollectiveOp& op, TeamImpl& team);
+
+ private:
+  bool move_root_share(CollectiveOp& op, TeamImpl& team, sync::WaitTarget& blocked_on);
+  bool move_peer_share(CollectiveOp& op, TeamImpl& team, sync::WaitTarget& blocked_on);
+  // Reads `peer`'s arrival and checks it against this operation; false while it has not come.
+  bool arrival_of(CollectiveOp& op, TeamImpl& team, int peer, PeerArrival& arrival,
+                  sync::WaitTarget& blocked_on);
+  void transfer(CollectiveOp& op, TeamImpl& team, int peer, std::uint64_t remote, std::byte* local,
+                std::uint64_t bytes, bool local_is_source);
+
+  enum class Stage { kMove, kWait };
+  Plan plan_;
+  Stage stage_ = Stage::kMove;
+  int next_peer_ = 0;
+};
+
+}  // namespace shmcoll

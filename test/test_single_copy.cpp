@@ -1,0 +1,174 @@
+// The single-copy path (cross-memory attach) beyond the correctness matrix: what happens when
+// the two sides of a transfer disagree on the path or the size, when a buffer is smaller than
+// its count, and when the kernel refuses cross-memory attach to some pair of ranks.
+#include <doctest/doctest.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstddef>
+#include <cstring>
+#include <vector>
+
+#include "support/buffers.hpp"
+#include "support/ranks.hpp"
+
+namespace shmcoll::test {
+namespace {
+
+constexpr std::size_t kLarge = 256 * 1024;  // above the default threshold (64 KiB)
+
+// Runs `call` on every rank and checks that each gets an InvalidArgument whose message
+// contains `needle`, within `within_s` seconds (well below the team's timeout: the error must
+// come from a check, not from waiting). With basic checks a rank that has nothing to check may
+// return before a peer finds the error; then its next call must raise it.
+void expect_error_everywhere(int nranks, const Options& options, const char* needle,
+                             double within_s,
+                             const std::function<void(Team&, RankContext&)>& call) {
+  std::string job;
+  const launch::JobOutcome outcome = run_ranks(
+      {.nranks = nranks, .deadline_s = 60},
+      [&](RankContext& ctx) {
+        Team team(ctx.bootstrap, options);
+        const auto start = std::chrono::steady_clock::now();
+        try {
+          call(team, ctx);
+          if (options.checks == CheckLevel::kFull) ctx.fail("the call returned without an error");
+          team.barrier();
+          ctx.fail("neither the call nor the next one raised an error");
+        } catch (const Error& e) {
+          const double s =
+              std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+          if (e.status() != Status::kInvalidArgument)
+            ctx.fail("status %s: %s", status_name(e.status()), e.what());
+          if (std::strstr(e.what(), needle) == nullptr)
+            ctx.fail("message \"%s\" lacks \"%s\"", e.what(), needle);
+          if (s > within_s) ctx.fail("the error took %.1f s", s);
+        }
+      },
+      &job);
+  INFO(outcome.summary());
+  CHECK(outcome.succeeded());
+  CHECK(leftover_segments(job).empty());
+}
+
+Options slow_timeout() {
+  Options o = test_options(64 * 1024, 4);
+  o.timeout_s = 30;  // a mismatch must be found by the checks, long before this
+  return o;
+}
+
+TEST_CASE("single copy: a size mismatch across the threshold is an error on every rank") {
+  // The root takes the single copy (256 KiB), the others the slots (1 KiB): each side waits
+  // for something the other never publishes unless the checks catch it.
+  for (const CheckLevel checks : {CheckLevel::kFull, CheckLevel::kBasic}) {
+    Options o = slow_timeout();
+    o.checks = checks;
+    expect_error_everywhere(3, o, "type signature mismatch", 10, [](Team& team, RankContext& ctx) {
+      std::vector<std::byte> buf(kLarge);
+      team.bcast(buf.data(), ctx.rank == 1 ? kLarge : 1024, kByte, 1);
+    });
+    // With basic checks the root may find rank 1 gone (it finished on the slots): then it
+    // knows that the arguments differ, not which.
+    const char* needle = checks == CheckLevel::kFull ? "type signature mismatch" : "mismatch";
+    expect_error_everywhere(3, o, needle, 10, [](Team& team, RankContext& ctx) {
+      std::vector<std::byte> all(3 * kLarge), mine(kLarge);
+      team.gather(mine.data(), ctx.rank == 1 ? 1024 : kLarge, kByte, all.data(), kLarge, kByte, 0);
+    });
+  }
+}
+
+TEST_CASE("single copy: a size mismatch above the threshold changes no byte") {
+  expect_error_everywhere(4, slow_timeout(), "type signature mismatch", 10,
+                          [](Team& team, RankContext& ctx) {
+                            GuardedBuffer mine(2 * kLarge);
+                            std::vector<std::byte> all(4 * 2 * kLarge, std::byte{1});
+                            const std::size_t count = ctx.rank == 2 ? 2 * kLarge : kLarge;
+                            try {
+                              team.scatter(all.data(), kLarge, kByte, mine.data(), count, kByte, 0);
+                            } catch (...) {
+                              // The rank whose size disagrees must not have received anything.
+                              if (ctx.rank != 2) throw;
+                              for (std::size_t i = 0; i < mine.size(); ++i) {
+                                if (mine[i] != kUnwritten) {
+                                  ctx.fail("byte %zu of the receive buffer changed", i);
+                                  break;
+                                }
+                              }
+                              if (!mine.guards_intact()) ctx.fail("guard bytes changed");
+                              throw;
+                            }
+                          });
+}
+
+TEST_CASE("single copy: a buffer shorter than its count is an error, not a crash") {
+  // Rank 1's buffer is one page followed by inaccessible ones (a reserved range, so nothing
+  // else can be mapped there); it claims 256 KiB. The kernel refuses the copies that reach
+  // the inaccessible pages.
+  expect_error_everywhere(
+      3, slow_timeout(), "cross-memory attach", 10, [](Team& team, RankContext& ctx) {
+        const long page = sysconf(_SC_PAGESIZE);
+        std::vector<std::byte> big(kLarge, std::byte{3});
+        void* p = big.data();
+        if (ctx.rank == 1) {
+          p = mmap(nullptr, 2 * kLarge, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+          mprotect(p, page, PROT_READ | PROT_WRITE);
+        }
+        team.bcast(p, kLarge, kByte, 0);
+      });
+}
+
+// Makes process_vm_readv and process_vm_writev fail with EPERM in this process, as a container's
+// seccomp profile without CAP_SYS_PTRACE does.
+bool forbid_cross_memory_attach() {
+  sock_filter filter[] = {
+      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, nr)),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_process_vm_readv, 1, 0),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_process_vm_writev, 0, 1),
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+  };
+  sock_fprog program{static_cast<unsigned short>(sizeof filter / sizeof filter[0]), filter};
+  return prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 &&
+         prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &program) == 0;
+}
+
+TEST_CASE("single copy: a rank that may not use cross-memory attach makes the team use slots") {
+  std::string job;
+  const launch::JobOutcome outcome = run_ranks(
+      {.nranks = 3, .deadline_s = 60},
+      [&](RankContext& ctx) {
+        // Only rank 1 is restricted: ranks 0 and 2 may probe it, it may not probe them.
+        if (ctx.rank == 1 && !forbid_cross_memory_attach()) ctx.fail("seccomp filter refused");
+        Options o = test_options(64 * 1024, 4);
+        o.single_copy_min_bytes = 1;
+        Team team(ctx.bootstrap, o);
+        if (team.single_copy_available()) ctx.fail("single copy on despite rank 1's filter");
+        if (team.data_paths().find("rank 1 to rank 0: process_vm_readv: Operation not "
+                                   "permitted") == std::string::npos) {
+          ctx.fail("data_paths() does not say why: %s", team.data_paths().c_str());
+        }
+        std::vector<std::byte> buf(kLarge);
+        for (std::size_t i = 0; i < buf.size(); ++i)
+          buf[i] = ctx.rank == 2 ? pattern(1, 2, i) : std::byte{0};
+        team.bcast(buf.data(), buf.size(), kByte, 2);
+        for (std::size_t i = 0; i < buf.size(); ++i) {
+          if (buf[i] != pattern(1, 2, i)) {
+            ctx.fail("byte %zu of the broadcast is wrong", i);
+            break;
+          }
+        }
+      },
+      &job);
+  INFO(outcome.summary());
+  CHECK(outcome.succeeded());
+  CHECK(leftover_segments(job).empty());
+}
+
+}  // namespace
+}  // namespace shmcoll::test
