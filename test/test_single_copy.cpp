@@ -21,7 +21,7 @@
 namespace shmcoll::test {
 namespace {
 
-constexpr std::size_t kLarge = 256 * 1024;  // above the default threshold (64 KiB)
+constexpr std::size_t kLarge = 256 * 1024;  // above the default threshold (32 KiB)
 
 // Runs `call` on every rank and checks that each gets an InvalidArgument whose message
 // contains `needle`, within `within_s` seconds (well below the team's timeout: the error must
