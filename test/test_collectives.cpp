@@ -85,6 +85,12 @@ Options single_copy_everywhere() {
   o.single_copy_min_bytes = 1;
   return o;
 }
+TEST_CASE("single copy: scatterv and gatherv matrices") {
+  for (int n : {2, 3, 4, 7, 16}) {
+    CAPTURE(n);
+    run_matrix(check_scatterv, true, true, n, single_copy_everywhere());
+  }
+}
 TEST_CASE("single copy: bcast, scatter and gather matrices") {
   for (int n : {2, 3, 4, 7, 16}) {
     CAPTURE(n);

@@ -60,12 +60,17 @@ class ScattervOp final : public CollectiveOp {
     return peer == sig_.root && team_.rank() != sig_.root;
   }
 
-  enum class Stage { kStart, kEntry, kBlock };
+  bool advance_root(sync::WaitTarget& blocked_on);
+  bool copy_direct_block(sync::WaitTarget& blocked_on);
+
+  enum class Stage { kStart, kEntry, kBlock, kDirect };
   const std::byte* sendbuf_ = nullptr;
   std::byte* recvbuf_ = nullptr;
   bool in_place_ = false;
   std::vector<std::uint64_t> send_bytes_;                            // root: bytes per rank
   std::pair<const std::byte*, std::uint64_t> copy_own_{nullptr, 0};  // root's own block
+  std::vector<int> direct_peers_;  // root: ranks that copy their block themselves
+  std::size_t next_direct_ = 0;
   Stage stage_ = Stage::kStart;
   ScatterRootStream plan_;
   StreamWriter writer_;

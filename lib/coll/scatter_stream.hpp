@@ -12,7 +12,12 @@
 
 namespace shmcoll {
 
+// One rank's entry in the table at the head of a scatterv stream (and of the table gatherv's
+// root streams for its single-copy senders).
 struct ScatterTableEntry {
+  // Set in `offset` when the block does not travel in the stream: the rank moves it itself
+  // with a single copy, and the rest of `offset` is the block's place in the root's buffer.
+  static constexpr std::uint64_t kDirect = std::uint64_t{1} << 63;
   std::uint64_t offset = 0;
   std::uint64_t bytes = 0;
 };
@@ -72,6 +77,10 @@ class ScatterRootStream {
     total_ = uniform_stream_bytes(static_cast<std::uint64_t>(nranks - 1), bytes);
   }
   std::uint64_t bytes() const { return total_; }
+  // Turns rank r's entry into a single-copy one; plan() must have given r no bytes to stream.
+  void mark_direct(int r, std::uint64_t root_offset, std::uint64_t bytes) {
+    table_[static_cast<std::size_t>(r)] = {ScatterTableEntry::kDirect | root_offset, bytes};
+  }
   void fill(std::byte* dst, std::uint64_t offset, std::uint64_t length);
   void readers(const StreamShape& shape, std::uint64_t chunk, std::vector<int>& out) const;
 

@@ -1,4 +1,5 @@
 #include "coll/scatter.hpp"
+#include "coll/single_copy.hpp"
 #include "copy/copy.hpp"
 #include "core/validation.hpp"
 
@@ -42,12 +43,26 @@ ScattervOp::ScattervOp(TeamImpl& team, const void* sendbuf, std::span<const Coun
     validate::buffer(ctx, "recvbuf", recvbuf, mine);
   }
   // Keep the block offsets for the plan (the spans may not outlive this call in a request).
+  // Blocks from the single-copy threshold on stay out of the stream: their ranks read them
+  // from sendbuf themselves.
+  auto direct = [&](int r) {
+    return r != root && team.single_copy_for(blocks[static_cast<std::size_t>(r)].bytes);
+  };
   auto block_of = [&](int r) {
     const validate::Block& blk = blocks[static_cast<std::size_t>(r)];
+    if (direct(r)) return std::pair<const std::byte*, std::uint64_t>(nullptr, 0);
     return std::pair(blk.bytes > 0 ? sendbuf_ + blk.offset : nullptr, blk.bytes);
   };
   plan_.plan(root, team.size(), true, block_of);
-  if (!in_place && blocks[me].bytes > 0) copy_own_ = block_of(root);
+  for (int r = 0; r < team.size(); ++r) {
+    if (!direct(r)) continue;
+    plan_.mark_direct(r, blocks[static_cast<std::size_t>(r)].offset,
+                      blocks[static_cast<std::size_t>(r)].bytes);
+    direct_peers_.push_back(r);
+  }
+  expose(sendbuf);
+  if (!in_place && blocks[me].bytes > 0)
+    copy_own_ = {sendbuf_ + blocks[me].offset, blocks[me].bytes};
 }
 
 std::int64_t ScattervOp::expected_peer_bytes(int peer) const {
@@ -61,23 +76,50 @@ std::string ScattervOp::expected_bytes_text(int peer) const {
          "] x " + sig_.type.name + ")";
 }
 
+bool ScattervOp::advance_root(sync::WaitTarget& blocked_on) {
+  if (stage_ == Stage::kStart) {
+    if (copy_own_.second > 0) copy::copy_bytes(recvbuf_, copy_own_.first, copy_own_.second);
+    writer_.start(op_, Kind::kScatterv, sig_.root, plan_.bytes(), team_.slot_bytes());
+    stage_ = Stage::kBlock;
+  }
+  auto fill = [&](std::byte* dst, std::uint64_t off, std::uint64_t len) {
+    plan_.fill(dst, off, len);
+  };
+  auto readers = [&](std::uint64_t c, std::vector<int>& out) {
+    plan_.readers(writer_.shape(), c, out);
+  };
+  if (!writer_.pump(team_, fill, readers, blocked_on)) return false;
+  // sendbuf must stay valid until every single-copy reader has its block.
+  for (; next_direct_ < direct_peers_.size(); ++next_direct_) {
+    const int r = direct_peers_[next_direct_];
+    const sync::WaitTarget t{&team_.area(r).progress().copied_op, op_, r};
+    if (!sync::reached(t)) {
+      blocked_on = t;
+      return false;
+    }
+  }
+  return true;
+}
+
+bool ScattervOp::copy_direct_block(sync::WaitTarget& blocked_on) {
+  // The root arrived before it published the table, so its address is there to read.
+  PeerArrival root;
+  segment::StatusLine& status = team_.area(sig_.root).status();
+  if (read_peer_arrival(status, op_, root) != PeerState::kRead) {
+    blocked_on = {&status.tag, sync::make_tag(op_, sync::kStepArrived), sig_.root};
+    return false;
+  }
+  SingleCopyExchange::transfer(*this, team_, sig_.root,
+                               root.address + (entry_.offset & ~ScatterTableEntry::kDirect),
+                               recvbuf_, entry_.bytes, /*local_is_source=*/false);
+  team_.publish(team_.self().progress().copied_op, op_);
+  return true;
+}
+
 bool ScattervOp::advance_data(sync::WaitTarget& blocked_on) {
   const int me = team_.rank();
   const std::uint64_t slot = team_.slot_bytes();
-  if (me == sig_.root) {
-    if (stage_ == Stage::kStart) {
-      if (copy_own_.second > 0) copy::copy_bytes(recvbuf_, copy_own_.first, copy_own_.second);
-      writer_.start(op_, Kind::kScatterv, sig_.root, plan_.bytes(), slot);
-      stage_ = Stage::kBlock;
-    }
-    auto fill = [&](std::byte* dst, std::uint64_t off, std::uint64_t len) {
-      plan_.fill(dst, off, len);
-    };
-    auto readers = [&](std::uint64_t c, std::vector<int>& out) {
-      plan_.readers(writer_.shape(), c, out);
-    };
-    return writer_.pump(team_, fill, readers, blocked_on);
-  }
+  if (me == sig_.root) return advance_root(blocked_on);
   const std::uint64_t entry_at = static_cast<std::uint64_t>(me) * sizeof(ScatterTableEntry);
   if (stage_ == Stage::kStart) {
     // The stream's length is unknown here; read_chunk only checks that the entry lies inside it.
@@ -96,13 +138,23 @@ bool ScattervOp::advance_data(sync::WaitTarget& blocked_on) {
                                                " bytes (its sendcounts[" + std::to_string(me) +
                                                "]), this rank receives " + sig_.describe_bytes());
     }
-    if (entry_.offset < entry_at + sizeof entry_ || entry_.offset > (std::uint64_t{1} << 62)) {
+    if ((entry_.offset & ScatterTableEntry::kDirect) != 0) {
+      stage_ = Stage::kDirect;
+    } else if (entry_.offset < entry_at + sizeof entry_ ||
+               entry_.offset > (std::uint64_t{1} << 62)) {
       team_.fail(Status::kInternal, "corrupt scatterv table in " + where + ": offset " +
                                         std::to_string(entry_.offset));
     }
-    reader_.start({sig_.root, op_, Kind::kScatterv, sig_.root, 0, false}, slot, entry_.offset,
-                  entry_.offset + entry_.bytes, recvbuf_);
-    stage_ = Stage::kBlock;
+    if (stage_ != Stage::kDirect) {
+      reader_.start({sig_.root, op_, Kind::kScatterv, sig_.root, 0, false}, slot, entry_.offset,
+                    entry_.offset + entry_.bytes, recvbuf_);
+      stage_ = Stage::kBlock;
+    }
+  }
+  if (stage_ == Stage::kDirect) {
+    if (!copy_direct_block(blocked_on)) return false;
+    defer_final_ack(sync::step_consumed(StreamShape{entry_at + 1, slot}.chunk_of(entry_at)));
+    return true;
   }
   if (!reader_.pull(team_, acked_, blocked_on, /*ack_last=*/false)) return false;
   // The last chunk read holds the block's end, or the entry itself for a zero-byte block.

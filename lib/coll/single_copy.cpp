@@ -45,8 +45,9 @@ bool SingleCopyExchange::arrival_of(CollectiveOp& op, TeamImpl& team, int peer,
   return true;
 }
 
-void SingleCopyExchange::transfer(CollectiveOp& op, TeamImpl& team, int peer, std::uint64_t remote,
-                                  std::byte* local, std::uint64_t bytes, bool local_is_source) {
+void SingleCopyExchange::transfer(const CollectiveOp& op, TeamImpl& team, int peer,
+                                  std::uint64_t remote, std::byte* local, std::uint64_t bytes,
+                                  bool local_is_source) {
   if (bytes == 0) return;
   int e = 0;
   if (local_is_source) {

@@ -11,6 +11,10 @@
 // moved. The root leaves after every peer's, a peer after the root's: neither buffer is
 // released while the other side may still copy from or into it.
 //
+// Scatterv and gatherv blocks at or above the threshold move with one copy too, each by the
+// rank that is not the root: the root's table entry for that rank (ScatterTableEntry::kDirect)
+// gives the block's offset in the root's buffer; see ScattervOp and GathervOp.
+//
 // Errors: a rank that leaves early (the team aborted) must not leave a peer writing into its
 // buffer, which the caller may free as soon as the error reaches it. Writers announce each
 // write in StatusLine::writing_op and re-check the abort record after a fence; a leaving rank
@@ -51,6 +55,11 @@ class SingleCopyExchange {
   bool advance(CollectiveOp& op, TeamImpl& team, sync::WaitTarget& blocked_on);
   // On the way out after an error: returns once no live peer writes into this rank's buffers.
   static void drain(const CollectiveOp& op, TeamImpl& team);
+  // Moves `bytes` between `local` and address `remote` of `peer`: a write into the peer when
+  // `local_is_source` (fenced against the peer's drain), else a read. Raises the team's error
+  // if the kernel refuses (a buffer shorter than its count, a peer that exited).
+  static void transfer(const CollectiveOp& op, TeamImpl& team, int peer, std::uint64_t remote,
+                       std::byte* local, std::uint64_t bytes, bool local_is_source);
 
  private:
   bool move_root_share(CollectiveOp& op, TeamImpl& team, sync::WaitTarget& blocked_on);
@@ -58,8 +67,6 @@ class SingleCopyExchange {
   // Reads `peer`'s arrival and checks it against this operation; false while it has not come.
   bool arrival_of(CollectiveOp& op, TeamImpl& team, int peer, PeerArrival& arrival,
                   sync::WaitTarget& blocked_on);
-  void transfer(CollectiveOp& op, TeamImpl& team, int peer, std::uint64_t remote, std::byte* local,
-                std::uint64_t bytes, bool local_is_source);
 
   enum class Stage { kMove, kWait };
   Plan plan_;

@@ -27,6 +27,7 @@ std::uint64_t layout_hash() {
       offsetof(StatusLine, address),
       offsetof(StatusLine, writing_op),
       sizeof(ProgressLine),
+      offsetof(ProgressLine, copied_op),
       RankArea::kControlLines,
       sizeof(WakeLine),
       sizeof(SlotHeader),

@@ -76,6 +76,9 @@ static_assert(sizeof(StatusLine) == kCacheLine);
 // `op`, (op, kStepDone) once it left `op`. Writers gate slot reuse on it.
 struct alignas(kCacheLine) ProgressLine {
   std::atomic<std::uint64_t> tag;
+  // The last operation in which this rank finished its single-copy transfers of a v-form
+  // (scatterv, gatherv), where chunk acknowledgements in `tag` cannot say it.
+  std::atomic<std::uint64_t> copied_op;
 };
 static_assert(sizeof(ProgressLine) == kCacheLine);
 
