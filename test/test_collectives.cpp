@@ -89,6 +89,7 @@ TEST_CASE("single copy: scatterv and gatherv matrices") {
   for (int n : {2, 3, 4, 7, 16}) {
     CAPTURE(n);
     run_matrix(check_scatterv, true, true, n, single_copy_everywhere());
+    run_matrix(check_gatherv, true, true, n, single_copy_everywhere());
   }
 }
 TEST_CASE("single copy: bcast, scatter and gather matrices") {

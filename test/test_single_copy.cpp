@@ -83,6 +83,31 @@ TEST_CASE("single copy: a size mismatch across the threshold is an error on ever
   }
 }
 
+TEST_CASE("single copy: v-forms with one rank's count across the threshold") {
+  // Rank 2 disagrees with the root's counts: its side takes the single copy where the root's
+  // expects the slots, and the other way round.
+  for (const bool rank2_larger : {true, false}) {
+    CAPTURE(rank2_larger);
+    const std::size_t theirs = rank2_larger ? kLarge : 1024, roots = rank2_larger ? 1024 : kLarge;
+    expect_error_everywhere(4, slow_timeout(), "mismatch", 10, [&](Team& team, RankContext& ctx) {
+      std::vector<Count> counts(4, kLarge), displs(4);
+      counts[2] = static_cast<Count>(roots);
+      for (int r = 1; r < 4; ++r) displs[r] = displs[r - 1] + counts[r - 1];
+      std::vector<std::byte> all(4 * kLarge), mine(kLarge);
+      const Count count = ctx.rank == 2 ? static_cast<Count>(theirs) : counts[ctx.rank];
+      team.gatherv(mine.data(), count, kByte, all.data(), counts, displs, kByte, 0);
+    });
+    expect_error_everywhere(4, slow_timeout(), "mismatch", 10, [&](Team& team, RankContext& ctx) {
+      std::vector<Count> counts(4, kLarge), displs(4);
+      counts[2] = static_cast<Count>(roots);
+      for (int r = 1; r < 4; ++r) displs[r] = displs[r - 1] + counts[r - 1];
+      std::vector<std::byte> all(4 * kLarge), mine(kLarge);
+      const Count count = ctx.rank == 2 ? static_cast<Count>(theirs) : counts[ctx.rank];
+      team.scatterv(all.data(), counts, displs, kByte, mine.data(), count, kByte, 3);
+    });
+  }
+}
+
 TEST_CASE("single copy: a size mismatch above the threshold changes no byte") {
   expect_error_everywhere(4, slow_timeout(), "type signature mismatch", 10,
                           [](Team& team, RankContext& ctx) {

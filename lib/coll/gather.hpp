@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "coll/gather_root.hpp"
+#include "coll/scatter_stream.hpp"
 #include "coll/single_copy.hpp"
 #include "core/operation.hpp"
 #include "core/stream.hpp"
@@ -53,9 +54,17 @@ class GathervOp final : public CollectiveOp {
   std::string expected_bytes_text(int peer) const override;
   bool needs_root_verdict() const override { return team_.rank() != sig_.root; }
   bool checked_in_data_path(int peer) const override {
-    return team_.rank() == sig_.root && peer != sig_.root &&
-           blocks_[static_cast<std::size_t>(peer)].second > 0;
+    // Single-copy senders are not read through a stream: the agree stage checks them.
+    const auto p = static_cast<std::size_t>(peer);
+    return team_.rank() == sig_.root && peer != sig_.root && blocks_[p].second > 0 &&
+           (table_.empty() || (table_[p].offset & ScatterTableEntry::kDirect) == 0);
   }
+  void abandon() override {
+    if (!direct_peers_.empty()) SingleCopyExchange::drain(*this, team_);
+  }
+  bool advance_root(sync::WaitTarget& blocked_on);
+  bool pump_table(sync::WaitTarget& blocked_on);
+  bool send_direct(sync::WaitTarget& blocked_on);
 
   const std::byte* sendbuf_ = nullptr;
   std::byte* recvbuf_ = nullptr;
@@ -64,6 +73,15 @@ class GathervOp final : public CollectiveOp {
   std::vector<std::pair<std::uint64_t, std::uint64_t>> blocks_;  // root: (offset, bytes) per rank
   StreamWriter writer_;
   GatherRoot root_side_;
+  // Single copy: the root streams a table of every rank's block (ScatterTableEntry, kDirect
+  // where that rank writes its block into recvbuf itself) and waits for those ranks' copies.
+  std::vector<ScatterTableEntry> table_;
+  std::vector<int> direct_peers_;
+  std::size_t next_direct_ = 0;
+  bool direct_ = false;  // a sender that writes its own block
+  ScatterTableEntry entry_;
+  RangeReader reader_;
+  std::uint64_t acked_ = 0;
 };
 
 // Writes this rank's block as a stream read by the root alone.

@@ -1,4 +1,7 @@
+#include <cstring>
+
 #include "coll/gather.hpp"
+#include "coll/single_copy.hpp"
 #include "copy/copy.hpp"
 #include "core/validation.hpp"
 
@@ -17,8 +20,11 @@ GathervOp::GathervOp(TeamImpl& team, const void* sendbuf, Count sendcount, Datat
     sig_.bytes = validate::bytes(ctx, "sendcount", sendcount, sendtype);
     validate::buffer(ctx, "sendbuf", sendbuf, sig_.bytes);
     validate::stream_length(ctx, sig_.bytes);
+    direct_ = team.single_copy_for(sig_.bytes);
+    expose(sendbuf);
     return;
   }
+  expose(recvbuf);
   const std::vector<validate::Block> blocks =
       validate::blocks(ctx, "recvcounts", recvcounts, "displs", displs, recvtype);
   if (team.options().checks == CheckLevel::kFull)
@@ -40,6 +46,16 @@ GathervOp::GathervOp(TeamImpl& team, const void* sendbuf, Count sendcount, Datat
     }
     validate::buffer(ctx, "sendbuf", sendbuf, mine);
   }
+  for (int r = 0; r < team.size(); ++r) {
+    if (r != root && team.single_copy_for(blocks[static_cast<std::size_t>(r)].bytes))
+      direct_peers_.push_back(r);
+  }
+  if (!direct_peers_.empty()) {
+    table_.resize(blocks.size());
+    for (std::size_t r = 0; r < blocks.size(); ++r) table_[r] = {blocks[r].offset, blocks[r].bytes};
+    for (int r : direct_peers_)
+      table_[static_cast<std::size_t>(r)].offset |= ScatterTableEntry::kDirect;
+  }
 }
 
 std::int64_t GathervOp::expected_peer_bytes(int peer) const {
@@ -53,24 +69,96 @@ std::string GathervOp::expected_bytes_text(int peer) const {
          "] x " + sig_.type.name + ")";
 }
 
-bool GathervOp::advance_data(sync::WaitTarget& blocked_on) {
+bool GathervOp::advance_root(sync::WaitTarget& blocked_on) {
   const int me = team_.rank();
   if (!started_) {
-    if (me == sig_.root) {
-      const auto& own = blocks_[static_cast<std::size_t>(me)];
-      if (!in_place_ && own.second > 0)
-        copy::copy_bytes(recvbuf_ + own.first, sendbuf_, own.second);
-      root_side_.start(
-          op_, Kind::kGatherv, sig_.root, team_.size(), team_.slot_bytes(), [&](int r) {
-            const auto& blk = blocks_[static_cast<std::size_t>(r)];
-            return std::pair(blk.second > 0 ? recvbuf_ + blk.first : nullptr, blk.second);
-          });
-    } else {
-      writer_.start(op_, Kind::kGatherv, sig_.root, sig_.bytes, team_.slot_bytes());
+    const auto& own = blocks_[static_cast<std::size_t>(me)];
+    // The table first, so that single-copy senders start while the root copies its own block.
+    if (!table_.empty()) {
+      writer_.start(op_, Kind::kGatherv, sig_.root, table_.size() * sizeof(ScatterTableEntry),
+                    team_.slot_bytes());
     }
+    root_side_.start(op_, Kind::kGatherv, sig_.root, team_.size(), team_.slot_bytes(), [&](int r) {
+      const auto& blk = blocks_[static_cast<std::size_t>(r)];
+      const bool streamed =
+          blk.second > 0 && (table_.empty() || (table_[static_cast<std::size_t>(r)].offset &
+                                                ScatterTableEntry::kDirect) == 0);
+      return std::pair(streamed ? recvbuf_ + blk.first : nullptr, streamed ? blk.second : 0);
+    });
+    started_ = true;
+    if (!table_.empty()) {
+      sync::WaitTarget unused;
+      pump_table(unused);
+    }
+    if (!in_place_ && own.second > 0) copy::copy_bytes(recvbuf_ + own.first, sendbuf_, own.second);
+  }
+  if (!table_.empty() && !pump_table(blocked_on)) return false;
+  if (!root_side_.pull(team_, blocked_on)) return false;
+  // recvbuf is complete once every single-copy sender has written its block.
+  for (; next_direct_ < direct_peers_.size(); ++next_direct_) {
+    const int r = direct_peers_[next_direct_];
+    const sync::WaitTarget t{&team_.area(r).progress().copied_op, op_, r};
+    if (!sync::reached(t)) {
+      blocked_on = t;
+      return false;
+    }
+  }
+  return true;
+}
+
+bool GathervOp::pump_table(sync::WaitTarget& blocked_on) {
+  auto fill = [&](std::byte* dst, std::uint64_t off, std::uint64_t len) {
+    std::memcpy(dst, reinterpret_cast<const std::byte*>(table_.data()) + off, len);
+  };
+  auto readers = [&](std::uint64_t c, std::vector<int>& out) {
+    const StreamShape& shape = writer_.shape();
+    for (int r : direct_peers_) {
+      if (shape.chunk_of(static_cast<std::uint64_t>(r) * sizeof(ScatterTableEntry)) == c)
+        out.push_back(r);
+    }
+  };
+  return writer_.pump(team_, fill, readers, blocked_on);
+}
+
+bool GathervOp::send_direct(sync::WaitTarget& blocked_on) {
+  const int me = team_.rank();
+  const std::uint64_t slot = team_.slot_bytes();
+  const std::uint64_t entry_at = static_cast<std::uint64_t>(me) * sizeof(ScatterTableEntry);
+  if (!started_) {
+    reader_.start({sig_.root, op_, Kind::kGatherv, sig_.root, 0, false}, slot, entry_at,
+                  entry_at + sizeof entry_, reinterpret_cast<std::byte*>(&entry_));
     started_ = true;
   }
-  if (me == sig_.root) return root_side_.pull(team_, blocked_on);
+  if (!reader_.pull(team_, acked_, blocked_on, /*ack_last=*/false)) return false;
+  const std::string where = "gatherv (root " + std::to_string(sig_.root) + ", operation #" +
+                            std::to_string(op_) + ") on rank " + std::to_string(me);
+  if (entry_.bytes != sig_.bytes || (entry_.offset & ScatterTableEntry::kDirect) == 0) {
+    team_.fail(Status::kInvalidArgument, "type signature mismatch in " + where +
+                                             ": the root expects " + std::to_string(entry_.bytes) +
+                                             " bytes (its recvcounts[" + std::to_string(me) +
+                                             "]), this rank sends " + sig_.describe_bytes());
+  }
+  // The root arrived before it published the table, so its address is there to read.
+  PeerArrival root;
+  if (read_peer_arrival(team_.area(sig_.root).status(), op_, root) != PeerState::kRead) {
+    team_.fail(Status::kInternal, "the root of " + where + " left before this rank's copy");
+  }
+  SingleCopyExchange::transfer(*this, team_, sig_.root,
+                               root.address + (entry_.offset & ~ScatterTableEntry::kDirect),
+                               const_cast<std::byte*>(sendbuf_), entry_.bytes,
+                               /*local_is_source=*/true);
+  team_.publish(team_.self().progress().copied_op, op_);
+  defer_final_ack(sync::step_consumed(StreamShape{entry_at + 1, slot}.chunk_of(entry_at)));
+  return true;
+}
+
+bool GathervOp::advance_data(sync::WaitTarget& blocked_on) {
+  if (team_.rank() == sig_.root) return advance_root(blocked_on);
+  if (direct_) return send_direct(blocked_on);
+  if (!started_) {
+    writer_.start(op_, Kind::kGatherv, sig_.root, sig_.bytes, team_.slot_bytes());
+    started_ = true;
+  }
   return send_to_root(team_, writer_, sendbuf_, blocked_on);
 }
 
