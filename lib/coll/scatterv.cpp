@@ -77,17 +77,21 @@ std::string ScattervOp::expected_bytes_text(int peer) const {
 }
 
 bool ScattervOp::advance_root(sync::WaitTarget& blocked_on) {
-  if (stage_ == Stage::kStart) {
-    if (copy_own_.second > 0) copy::copy_bytes(recvbuf_, copy_own_.first, copy_own_.second);
-    writer_.start(op_, Kind::kScatterv, sig_.root, plan_.bytes(), team_.slot_bytes());
-    stage_ = Stage::kBlock;
-  }
   auto fill = [&](std::byte* dst, std::uint64_t off, std::uint64_t len) {
     plan_.fill(dst, off, len);
   };
   auto readers = [&](std::uint64_t c, std::vector<int>& out) {
     plan_.readers(writer_.shape(), c, out);
   };
+  if (stage_ == Stage::kStart) {
+    writer_.start(op_, Kind::kScatterv, sig_.root, plan_.bytes(), team_.slot_bytes());
+    stage_ = Stage::kBlock;
+    // Publish what can go out at once (the table first) before copying the root's own block,
+    // so that single-copy readers start in parallel with that copy.
+    sync::WaitTarget later;
+    writer_.pump(team_, fill, readers, later);
+    if (copy_own_.second > 0) copy::copy_bytes(recvbuf_, copy_own_.first, copy_own_.second);
+  }
   if (!writer_.pump(team_, fill, readers, blocked_on)) return false;
   // sendbuf must stay valid until every single-copy reader has its block.
   for (; next_direct_ < direct_peers_.size(); ++next_direct_) {
