@@ -58,6 +58,22 @@ TEST_CASE("a segment is created exclusively with mode 0600 and validated on atta
   CHECK(attached.rank(2).status().tag.load() == 42);
 }
 
+TEST_CASE("the segment's size is bounded: a fixed part plus a fixed amount per rank") {
+  // Default slots (4 x 64 KiB): 384 bytes plus 262,592 per rank, whatever the message sizes
+  // (large messages move in chunks or with the single copy, never through a larger segment).
+  const Geometry two{2, 4, 65536}, sixteen{16, 4, 65536}, big{128, 4, 65536};
+  CHECK(two.total_bytes() == 525568);
+  CHECK(sixteen.total_bytes() == 4201856);
+  CHECK(big.total_bytes() == 33612160);
+  CHECK(big.total_bytes() == 384 + 128 * (7 * 64 + 4 * 65536));
+  // The 128-rank segment can be created (and its pages reserved) here.
+  const std::string name = make_segment_name(launch::make_job_id());
+  Segment created = Segment::create(name, big);
+  CHECK(created.size() == big.total_bytes());
+  CHECK(created.header().nranks == 128);
+  Segment::remove(name);
+}
+
 TEST_CASE("a segment larger than /dev/shm's free space is refused before mapping") {
   const std::string name = make_segment_name(launch::make_job_id());
   const Geometry huge{1024, 64, std::uint64_t{1} << 30};  // 64 TiB
