@@ -89,21 +89,27 @@ TEST_CASE("single copy: v-forms with one rank's count across the threshold") {
   for (const bool rank2_larger : {true, false}) {
     CAPTURE(rank2_larger);
     const std::size_t theirs = rank2_larger ? kLarge : 1024, roots = rank2_larger ? 1024 : kLarge;
+    // The root's counts (rank 2's differs) packed back to back, and this rank's own count.
+    struct Layout {
+      std::vector<Count> counts, displs;
+      Count mine;
+    };
+    auto layout = [&](int rank) {
+      Layout l{std::vector<Count>(4, kLarge), std::vector<Count>(4), 0};
+      l.counts[2] = static_cast<Count>(roots);
+      for (int r = 1; r < 4; ++r) l.displs[r] = l.displs[r - 1] + l.counts[r - 1];
+      l.mine = rank == 2 ? static_cast<Count>(theirs) : l.counts[rank];
+      return l;
+    };
     expect_error_everywhere(4, slow_timeout(), "mismatch", 10, [&](Team& team, RankContext& ctx) {
-      std::vector<Count> counts(4, kLarge), displs(4);
-      counts[2] = static_cast<Count>(roots);
-      for (int r = 1; r < 4; ++r) displs[r] = displs[r - 1] + counts[r - 1];
+      const Layout l = layout(ctx.rank);
       std::vector<std::byte> all(4 * kLarge), mine(kLarge);
-      const Count count = ctx.rank == 2 ? static_cast<Count>(theirs) : counts[ctx.rank];
-      team.gatherv(mine.data(), count, kByte, all.data(), counts, displs, kByte, 0);
+      team.gatherv(mine.data(), l.mine, kByte, all.data(), l.counts, l.displs, kByte, 0);
     });
     expect_error_everywhere(4, slow_timeout(), "mismatch", 10, [&](Team& team, RankContext& ctx) {
-      std::vector<Count> counts(4, kLarge), displs(4);
-      counts[2] = static_cast<Count>(roots);
-      for (int r = 1; r < 4; ++r) displs[r] = displs[r - 1] + counts[r - 1];
+      const Layout l = layout(ctx.rank);
       std::vector<std::byte> all(4 * kLarge), mine(kLarge);
-      const Count count = ctx.rank == 2 ? static_cast<Count>(theirs) : counts[ctx.rank];
-      team.scatterv(all.data(), counts, displs, kByte, mine.data(), count, kByte, 3);
+      team.scatterv(all.data(), l.counts, l.displs, kByte, mine.data(), l.mine, kByte, 3);
     });
   }
 }

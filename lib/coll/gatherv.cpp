@@ -95,15 +95,7 @@ bool GathervOp::advance_root(sync::WaitTarget& blocked_on) {
   if (!table_.empty() && !pump_table(blocked_on)) return false;
   if (!root_side_.pull(team_, blocked_on)) return false;
   // recvbuf is complete once every single-copy sender has written its block.
-  for (; next_direct_ < direct_peers_.size(); ++next_direct_) {
-    const int r = direct_peers_[next_direct_];
-    const sync::WaitTarget t{&team_.area(r).progress().copied_op, op_, r};
-    if (!sync::reached(t)) {
-      blocked_on = t;
-      return false;
-    }
-  }
-  return true;
+  return SingleCopyExchange::all_copied(team_, op_, direct_peers_, next_direct_, blocked_on);
 }
 
 bool GathervOp::pump_table(sync::WaitTarget& blocked_on) {

@@ -94,15 +94,7 @@ bool ScattervOp::advance_root(sync::WaitTarget& blocked_on) {
   }
   if (!writer_.pump(team_, fill, readers, blocked_on)) return false;
   // sendbuf must stay valid until every single-copy reader has its block.
-  for (; next_direct_ < direct_peers_.size(); ++next_direct_) {
-    const int r = direct_peers_[next_direct_];
-    const sync::WaitTarget t{&team_.area(r).progress().copied_op, op_, r};
-    if (!sync::reached(t)) {
-      blocked_on = t;
-      return false;
-    }
-  }
-  return true;
+  return SingleCopyExchange::all_copied(team_, op_, direct_peers_, next_direct_, blocked_on);
 }
 
 bool ScattervOp::copy_direct_block(sync::WaitTarget& blocked_on) {

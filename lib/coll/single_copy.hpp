@@ -23,6 +23,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "core/operation.hpp"
 
@@ -60,6 +61,10 @@ class SingleCopyExchange {
   // if the kernel refuses (a buffer shorter than its count, a peer that exited).
   static void transfer(const CollectiveOp& op, TeamImpl& team, int peer, std::uint64_t remote,
                        std::byte* local, std::uint64_t bytes, bool local_is_source);
+  // The v-forms' root: true once every rank in `peers` from `next` on has published
+  // ProgressLine::copied_op >= op (its single copy is over); else the wait in `blocked_on`.
+  static bool all_copied(TeamImpl& team, std::uint64_t op, const std::vector<int>& peers,
+                         std::size_t& next, sync::WaitTarget& blocked_on);
 
  private:
   bool move_root_share(CollectiveOp& op, TeamImpl& team, sync::WaitTarget& blocked_on);
