@@ -40,12 +40,11 @@ bool GatherOp::advance_data(sync::WaitTarget& blocked_on) {
   const std::uint64_t b = sig_.bytes;
   const int n = team_.size();
   if (!started_ && n > 1 && team_.single_copy_for(b)) {
-    // Every peer copies its own block; the root helps only when it has no copy of its own.
+    // Root and peer share each block; the root's local copy of its own block shrinks its share.
     const bool root = me == sig_.root;
     if (root && !in_place_) copy::copy_bytes(recvbuf_ + me * b, sendbuf_, b);
-    const std::uint64_t share = SingleCopyExchange::balanced_root_share(b, n, in_place_ ? 0 : b);
-    exchange_.start({SingleCopyExchange::Flow::kToRoot, b, b, share,
-                     root ? recvbuf_ : const_cast<std::byte*>(sendbuf_)});
+    exchange_.start_blocks(SingleCopyExchange::Flow::kToRoot, b, n, !in_place_,
+                           root ? recvbuf_ : const_cast<std::byte*>(sendbuf_));
     single_copy_ = started_ = true;
   }
   if (single_copy_) return exchange_.advance(*this, team_, blocked_on);

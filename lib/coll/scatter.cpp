@@ -30,12 +30,11 @@ bool ScatterOp::advance_data(sync::WaitTarget& blocked_on) {
   const int n = team_.size();
   const std::uint64_t b = sig_.bytes;
   if (!started_ && n > 1 && team_.single_copy_for(b)) {
-    // Every peer copies its own block; the root helps only when it has no copy of its own.
+    // Root and peer share each block; the root's local copy of its own block shrinks its share.
     const bool root = me == sig_.root;
     if (root && !in_place_) copy::copy_bytes(recvbuf_, sendbuf_ + me * b, b);
-    const std::uint64_t share = SingleCopyExchange::balanced_root_share(b, n, in_place_ ? 0 : b);
-    exchange_.start({SingleCopyExchange::Flow::kFromRoot, b, b, share,
-                     root ? const_cast<std::byte*>(sendbuf_) : recvbuf_});
+    exchange_.start_blocks(SingleCopyExchange::Flow::kFromRoot, b, n, !in_place_,
+                           root ? const_cast<std::byte*>(sendbuf_) : recvbuf_);
     single_copy_ = started_ = true;
   }
   if (single_copy_) return exchange_.advance(*this, team_, blocked_on);

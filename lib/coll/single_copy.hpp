@@ -48,6 +48,14 @@ class SingleCopyExchange {
   static std::uint64_t balanced_root_share(std::uint64_t block_bytes, int ranks,
                                            std::uint64_t root_extra);
 
+  // Scatter and gather: rank r's block of `block_bytes` sits at r * block_bytes in the root's
+  // buffer; a root that also copies its own block locally (not in place) takes a smaller share.
+  void start_blocks(Flow flow, std::uint64_t block_bytes, int ranks, bool root_copies_own,
+                    std::byte* local) {
+    start({flow, block_bytes, block_bytes,
+           balanced_root_share(block_bytes, ranks, root_copies_own ? block_bytes : 0), local});
+  }
+
   void start(const Plan& plan) {
     plan_ = plan;
     next_peer_ = 0;

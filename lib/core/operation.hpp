@@ -32,8 +32,6 @@ class CollectiveOp {
   bool advance(sync::WaitTarget& blocked_on);
 
   const OpSignature& signature() const { return sig_; }
-  // The buffer this rank publishes on arrival, for peers' single-copy transfers.
-  const void* exposed_buffer() const { return exposed_; }
   std::uint64_t op() const { return op_; }
 
   // Called when this rank leaves the operation because of an error (the team is aborted), before

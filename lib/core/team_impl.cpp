@@ -172,13 +172,12 @@ void TeamImpl::on_slow_wait(const sync::WaitTarget& target, std::int64_t waited_
   if (now - last_liveness_check_ns_ > 20'000'000) {
     last_liveness_check_ns_ = now;
     const int peer = target.peer;
-    if (!sync::process_alive(pids_[static_cast<std::size_t>(peer)])) {
+    if (!peer_alive(peer)) {
       // A peer that exited after the team was aborted is a consequence, not the cause.
       check_aborted();
       fail(Status::kPeerFailed,
-           "rank " + std::to_string(peer) + " (pid " +
-               std::to_string(pids_[static_cast<std::size_t>(peer)]) + ") died while rank " +
-               std::to_string(rank_) + " waited for it" +
+           "rank " + std::to_string(peer) + " (pid " + std::to_string(pid(peer)) +
+               ") died while rank " + std::to_string(rank_) + " waited for it" +
                (current_ ? std::string(" in ") + kind_name(current_->signature().kind) +
                                " (operation #" + std::to_string(current_->op()) + ")"
                          : std::string()));
