@@ -2,7 +2,7 @@
 # The two entry points of shmcoll on a fresh Debian machine:
 #   ./run.sh bench   install dependencies, build, run the benchmark of all five collectives
 #   ./run.sh test    install dependencies, build, run the whole test suite, then the core
-#                    suite again in an ASan+UBSan build
+#                    suite again in an ASan+UBSan build and in a TSan build
 # Environment: BUILD_DIR (default build), BENCH_RANKS (default: number of cores),
 # BENCH_MAX_BYTES (default 64M).
 set -euo pipefail
@@ -20,6 +20,18 @@ setup_and_build() {
   cmake --build "$build_dir" -j "$(nproc)"
 }
 
+# Builds the library and tests with the given sanitizers in $1 and runs the suite there.
+sanitized_suite() {
+  local dir=$1 sanitizers=$2
+  shift 2
+  if [ ! -f "$dir/CMakeCache.txt" ]; then
+    cmake -S . -B "$dir" "${gen[@]}" -DCMAKE_BUILD_TYPE=Debug -DSHMCOLL_SANITIZE="$sanitizers" \
+      -DSHMCOLL_BUILD_MPI=OFF -DSHMCOLL_BUILD_BENCH=OFF
+  fi
+  cmake --build "$dir" -j "$(nproc)"
+  (cd "$dir" && ctest --output-on-failure --timeout 900 -LE long "$@")
+}
+
 case "${1:-}" in
   bench)
     setup_and_build
@@ -29,16 +41,12 @@ case "${1:-}" in
     ;;
   test)
     setup_and_build
-    (cd "$build_dir" && ctest --output-on-failure --timeout 900 "${@:2}")
-    # The core suite again under AddressSanitizer and UndefinedBehaviorSanitizer (without the
-    # MPI plugin: an instrumented library cannot be preloaded into uninstrumented MPI programs).
-    asan_dir="${build_dir}-asan"
-    if [ ! -f "$asan_dir/CMakeCache.txt" ]; then
-      cmake -S . -B "$asan_dir" "${gen[@]}" -DCMAKE_BUILD_TYPE=Debug -DSHMCOLL_SANITIZE=address,undefined \
-        -DSHMCOLL_BUILD_MPI=OFF -DSHMCOLL_BUILD_BENCH=OFF
-    fi
-    cmake --build "$asan_dir" -j "$(nproc)"
-    (cd "$asan_dir" && ctest --output-on-failure --timeout 900 "${@:2}")
+    (cd "$build_dir" && ctest --output-on-failure --timeout 900 -LE long "${@:2}")
+    # The core suite again under AddressSanitizer with UndefinedBehaviorSanitizer, then under
+    # ThreadSanitizer (without the MPI plugin: an instrumented library cannot be preloaded into
+    # uninstrumented MPI programs). A sanitizer report fails the test it happens in.
+    sanitized_suite "${build_dir}-asan" address,undefined "${@:2}"
+    TSAN_OPTIONS=halt_on_error=1 sanitized_suite "${build_dir}-tsan" thread "${@:2}"
     leftover=$(ls /dev/shm 2>/dev/null | grep '^shmcoll-' || true)
     if [ -n "$leftover" ]; then
       echo "run.sh: shared segments left in /dev/shm: $leftover" >&2
