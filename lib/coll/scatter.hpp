@@ -66,7 +66,6 @@ class ScattervOp final : public CollectiveOp {
   enum class Stage { kStart, kEntry, kBlock, kDirect };
   const std::byte* sendbuf_ = nullptr;
   std::byte* recvbuf_ = nullptr;
-  bool in_place_ = false;
   std::vector<std::uint64_t> send_bytes_;                            // root: bytes per rank
   std::pair<const std::byte*, std::uint64_t> copy_own_{nullptr, 0};  // root's own block
   std::vector<int> direct_peers_;  // root: ranks that copy their block themselves

@@ -23,6 +23,27 @@ struct ScatterTableEntry {
 };
 static_assert(sizeof(ScatterTableEntry) == 16);
 
+// What a receiver may do with the table entry it read from the root's stream (shared memory:
+// garbage or hostile values must not make it read outside the stream or its own buffer).
+enum class EntryUse {
+  kMismatch,  // the root sends another number of bytes than this rank receives
+  kCorrupt,   // the offset points into the table or beyond any possible stream
+  kDirect,    // this rank copies its block itself from the root's buffer
+  kInStream,  // the block is at `offset` in the stream, after the table
+};
+// `entry_at`: where the entry itself lies in the stream. For kInStream, offset + bytes cannot
+// overflow (both are at most 2^62).
+inline EntryUse classify_entry(const ScatterTableEntry& entry, std::uint64_t expected_bytes,
+                               std::uint64_t entry_at) {
+  constexpr std::uint64_t kMaxOffset = std::uint64_t{1} << 62;
+  if (entry.bytes != expected_bytes) return EntryUse::kMismatch;
+  if ((entry.offset & ScatterTableEntry::kDirect) != 0) return EntryUse::kDirect;
+  if (entry.offset < entry_at + sizeof entry || entry.offset > kMaxOffset) {
+    return EntryUse::kCorrupt;
+  }
+  return EntryUse::kInStream;
+}
+
 // Where a block of `bytes` may start after stream offset `end` of the previous one.
 inline std::uint64_t place_block(std::uint64_t end, std::uint64_t bytes) {
   return bytes >= 256 ? (end + 63) / 64 * 64 : end;

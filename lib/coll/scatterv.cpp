@@ -10,8 +10,7 @@ ScattervOp::ScattervOp(TeamImpl& team, const void* sendbuf, std::span<const Coun
                        Count recvcount, Datatype recvtype, bool in_place, int root)
     : CollectiveOp(team, {Kind::kScatterv, root, 0, recvcount, recvtype}),
       sendbuf_(static_cast<const std::byte*>(sendbuf)),
-      recvbuf_(static_cast<std::byte*>(recvbuf)),
-      in_place_(in_place) {
+      recvbuf_(static_cast<std::byte*>(recvbuf)) {
   const validate::Context ctx{Kind::kScatterv, team.rank(), team.size(), root, team.slot_bytes()};
   validate::common(ctx, in_place);
   if (!ctx.is_root()) {
@@ -128,18 +127,20 @@ bool ScattervOp::advance_data(sync::WaitTarget& blocked_on) {
     if (!reader_.pull(team_, acked_, blocked_on, /*ack_last=*/false)) return false;
     const std::string where = "scatterv (root " + std::to_string(sig_.root) + ", operation #" +
                               std::to_string(op_) + ") on rank " + std::to_string(me);
-    if (entry_.bytes != sig_.bytes) {
-      team_.fail(Status::kInvalidArgument, "type signature mismatch in " + where +
-                                               ": the root sends " + std::to_string(entry_.bytes) +
-                                               " bytes (its sendcounts[" + std::to_string(me) +
-                                               "]), this rank receives " + sig_.describe_bytes());
-    }
-    if ((entry_.offset & ScatterTableEntry::kDirect) != 0) {
-      stage_ = Stage::kDirect;
-    } else if (entry_.offset < entry_at + sizeof entry_ ||
-               entry_.offset > (std::uint64_t{1} << 62)) {
-      team_.fail(Status::kInternal, "corrupt scatterv table in " + where + ": offset " +
-                                        std::to_string(entry_.offset));
+    switch (classify_entry(entry_, sig_.bytes, entry_at)) {
+      case EntryUse::kMismatch:
+        team_.fail(Status::kInvalidArgument,
+                   "type signature mismatch in " + where + ": the root sends " +
+                       std::to_string(entry_.bytes) + " bytes (its sendcounts[" +
+                       std::to_string(me) + "]), this rank receives " + sig_.describe_bytes());
+      case EntryUse::kCorrupt:
+        team_.fail(Status::kInternal, "corrupt scatterv table in " + where + ": offset " +
+                                          std::to_string(entry_.offset));
+      case EntryUse::kDirect:
+        stage_ = Stage::kDirect;
+        break;
+      case EntryUse::kInStream:
+        break;
     }
     if (stage_ != Stage::kDirect) {
       reader_.start({sig_.root, op_, Kind::kScatterv, sig_.root, 0, false}, slot, entry_.offset,

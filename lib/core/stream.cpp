@@ -7,6 +7,52 @@ namespace shmcoll {
 using sync::make_tag;
 using sync::step_chunk;
 
+namespace {
+
+std::string mismatch_text(const StreamSource& src, int reader, const std::string& what) {
+  return concat("mismatch in ", kind_name(src.kind), " (root ", src.root, ", operation #", src.op,
+                "): rank ", src.writer, " ", what, " (seen by rank ", reader, ")");
+}
+
+}  // namespace
+
+ChunkCopy plan_chunk_copy(const PublishedChunk& chunk, const StreamSource& src, std::uint64_t c,
+                          std::uint64_t begin, std::uint64_t end, std::uint64_t slot_bytes,
+                          int reader) {
+  ChunkCopy copy;
+  if (chunk.kind != static_cast<std::uint8_t>(src.kind) ||
+      chunk.root != static_cast<std::uint32_t>(src.root)) {
+    copy.problem = mismatch_text(src, reader,
+                                 concat("published data for ", kind_name(static_cast<Kind>(chunk.kind)),
+                                        " (root ", chunk.root, ")"));
+    return copy;
+  }
+  const std::uint64_t bytes = chunk.stream_bytes;
+  if (src.bytes_known ? bytes != src.bytes : end > bytes) {
+    const std::string arg =
+        src.indexed ? concat(src.count_name, '[', src.writer, ']') : std::string(src.count_name);
+    copy.problem = mismatch_text(
+        src, reader,
+        src.bytes_known ? concat("sends ", bytes, " bytes, but rank ", reader, "'s ", arg,
+                                 " x datatype gives ", src.bytes, " bytes")
+                        : concat("sends ", bytes, " bytes, but at least ", end,
+                                 " bytes were expected"));
+    return copy;
+  }
+  // From here the stream's length is the reader's own expectation (or at least `end`), so the
+  // chunk's bounds below come from values this rank chose, not from shared memory alone.
+  const StreamShape shape{bytes, slot_bytes};
+  const std::uint64_t lo = std::max(begin, shape.chunk_begin(c));
+  const std::uint64_t hi = std::min(end, shape.chunk_end(c));
+  if (lo < hi) {
+    copy.from_inline = shape.is_inline();
+    copy.source_offset = lo - shape.chunk_begin(c);
+    copy.dest_offset = lo - begin;
+    copy.bytes = hi - lo;
+  }
+  return copy;
+}
+
 bool read_chunk(TeamImpl& team, const StreamSource& src, std::uint64_t c, std::uint64_t begin,
                 std::uint64_t end, std::byte* dst, sync::WaitTarget& blocked_on) {
   const segment::RankArea writer = team.area(src.writer);
@@ -18,39 +64,21 @@ bool read_chunk(TeamImpl& team, const StreamSource& src, std::uint64_t c, std::u
     blocked_on = t;
     return false;
   }
-  auto mismatch = [&](const std::string& what) {
-    team.fail(Status::kInvalidArgument, std::string("mismatch in ") + kind_name(src.kind) +
-                                            " (root " + std::to_string(src.root) + ", operation #" +
-                                            std::to_string(src.op) + "): rank " +
-                                            std::to_string(src.writer) + " " + what +
-                                            " (seen by rank " + std::to_string(team.rank()) + ")");
-  };
   // acquire load above: the header and data written before the tag are visible now.
   if (header.tag.load(std::memory_order_acquire) != want) {
-    mismatch("overwrote a chunk this rank had not read: the ranks disagree on the arguments");
+    team.fail(Status::kInvalidArgument,
+              mismatch_text(src, team.rank(),
+                            "overwrote a chunk this rank had not read: the ranks disagree on "
+                            "the arguments"));
   }
-  if (header.kind != static_cast<std::uint8_t>(src.kind) ||
-      header.root != static_cast<std::uint32_t>(src.root)) {
-    mismatch(concat("published data for ", kind_name(static_cast<Kind>(header.kind)), " (root ",
-                    header.root, ")"));
-  }
-  const std::uint64_t bytes = header.stream_bytes;
-  if (src.bytes_known ? bytes != src.bytes : end > bytes) {
-    const std::string arg =
-        src.indexed ? concat(src.count_name, '[', src.writer, ']') : std::string(src.count_name);
-    mismatch(src.bytes_known
-                 ? concat("sends ", bytes, " bytes, but rank ", team.rank(), "'s ", arg,
-                          " x datatype gives ", src.bytes, " bytes")
-                 : concat("sends ", bytes, " bytes, but at least ", end, " bytes were expected"));
-  }
-  const StreamShape shape{bytes, team.slot_bytes()};
-  const std::uint64_t lo = std::max(begin, shape.chunk_begin(c));
-  const std::uint64_t hi = std::min(end, shape.chunk_end(c));
-  if (lo < hi) {
-    const std::byte* base = shape.is_inline()
+  const ChunkCopy copy = plan_chunk_copy({header.kind, header.root, header.stream_bytes}, src, c,
+                                         begin, end, team.slot_bytes(), team.rank());
+  if (!copy.problem.empty()) team.fail(Status::kInvalidArgument, copy.problem);
+  if (copy.bytes > 0) {
+    const std::byte* base = copy.from_inline
                                 ? reinterpret_cast<const std::byte*>(header.inline_data)
                                 : writer.slot_data(s);
-    copy::copy_bytes(dst + (lo - begin), base + (lo - shape.chunk_begin(c)), hi - lo);
+    copy::copy_bytes(dst + copy.dest_offset, base + copy.source_offset, copy.bytes);
   }
   return true;
 }

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <string>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -51,6 +52,26 @@ struct StreamSource {
   const char* count_name = "count";
   bool indexed = false;
 };
+
+// What a reader makes of a published chunk's header: fields read from the writer's slot header
+// (possibly garbage, or hostile), checked against what the reader expects before any byte is
+// copied.
+struct PublishedChunk {
+  std::uint8_t kind;
+  std::uint32_t root;
+  std::uint64_t stream_bytes;
+};
+// The copy to make: `bytes` bytes from `source_offset` within the slot's data (or its inline
+// area) to `dest_offset` from the reader's destination. Always inside both when `problem` is
+// empty: the slot (slot_bytes, or kInlineBytes inline) and the range [begin, end).
+struct ChunkCopy {
+  std::string problem;  // why the chunk cannot be read (a mismatch), empty if it can
+  bool from_inline = false;
+  std::uint64_t source_offset = 0, dest_offset = 0, bytes = 0;
+};
+ChunkCopy plan_chunk_copy(const PublishedChunk& chunk, const StreamSource& src, std::uint64_t c,
+                          std::uint64_t begin, std::uint64_t end, std::uint64_t slot_bytes,
+                          int reader);
 
 // Copies the part of chunk `c` that overlaps stream range [begin, end) to dst, where dst
 // corresponds to stream offset `begin`. Returns false (with `blocked_on`) while the chunk has

@@ -96,7 +96,6 @@ Segment Segment::attach(const std::string& name, const Geometry& expected) {
   });
   bip::offset_t actual = 0;
   shm.get_size(actual);
-  const std::uint64_t want = expected.total_bytes();
   if (actual < static_cast<bip::offset_t>(sizeof(SegmentHeader))) {
     throw SegmentError(describe(name) + " is " + std::to_string(actual) +
                        " bytes, too small to hold a header");
@@ -106,30 +105,38 @@ Segment Segment::attach(const std::string& name, const Geometry& expected) {
                            [&] { return bip::mapped_region(shm, bip::read_write); });
   seg.geometry_ = expected;
   const SegmentHeader& h = seg.header();
-  auto mismatch = [&](const char* field, std::uint64_t got, std::uint64_t exp) {
-    throw SegmentError(describe(name) + ": " + field + " is " + std::to_string(got) +
-                       ", expected " + std::to_string(exp));
+  // acquire: pairs with the creator's release of `ready`; the other fields are read after it.
+  const std::uint32_t ready = h.ready.load(std::memory_order_acquire);
+  const std::string problem = ready != 1 ? "ready flag is " + std::to_string(ready) + ", expected 1"
+                                   : check_header(h, static_cast<std::uint64_t>(actual), expected);
+  if (!problem.empty()) throw SegmentError(describe(name) + ": " + problem);
+  return seg;
+}
+
+std::string check_header(const SegmentHeader& h, std::uint64_t object_bytes,
+                         const Geometry& expected) {
+  auto mismatch = [](const char* field, std::uint64_t got, std::uint64_t want) {
+    return std::string(field) + " is " + std::to_string(got) + ", expected " +
+           std::to_string(want);
   };
-  // acquire: pairs with the creator's release of `ready`.
-  if (h.ready.load(std::memory_order_acquire) != 1) mismatch("ready flag", h.ready.load(), 1);
-  if (h.magic != kMagic) mismatch("magic", h.magic, kMagic);
-  if (h.version != kVersion) mismatch("version", h.version, kVersion);
-  if (h.layout_hash != layout_hash()) mismatch("layout hash", h.layout_hash, layout_hash());
-  if (h.nranks != expected.nranks) mismatch("team size", h.nranks, expected.nranks);
-  if (h.slots != expected.slots) mismatch("slot count", h.slots, expected.slots);
-  if (h.slot_bytes != expected.slot_bytes)
-    mismatch("slot bytes", h.slot_bytes, expected.slot_bytes);
+  if (h.magic != kMagic) return mismatch("magic", h.magic, kMagic);
+  if (h.version != kVersion) return mismatch("version", h.version, kVersion);
+  if (h.layout_hash != layout_hash()) return mismatch("layout hash", h.layout_hash, layout_hash());
+  if (h.nranks != expected.nranks) return mismatch("team size", h.nranks, expected.nranks);
+  if (h.slots != expected.slots) return mismatch("slot count", h.slots, expected.slots);
+  if (h.slot_bytes != expected.slot_bytes) {
+    return mismatch("slot bytes", h.slot_bytes, expected.slot_bytes);
+  }
   if (h.ranks_offset != expected.ranks_offset()) {
-    mismatch("rank area offset", h.ranks_offset, expected.ranks_offset());
+    return mismatch("rank area offset", h.ranks_offset, expected.ranks_offset());
   }
   if (h.rank_stride != expected.rank_stride()) {
-    mismatch("rank area stride", h.rank_stride, expected.rank_stride());
+    return mismatch("rank area stride", h.rank_stride, expected.rank_stride());
   }
-  if (h.total_bytes != want) mismatch("size in header", h.total_bytes, want);
-  if (static_cast<std::uint64_t>(actual) != want) {
-    mismatch("size of the object", static_cast<std::uint64_t>(actual), want);
-  }
-  return seg;
+  const std::uint64_t want = expected.total_bytes();
+  if (h.total_bytes != want) return mismatch("size in header", h.total_bytes, want);
+  if (object_bytes != want) return mismatch("size of the object", object_bytes, want);
+  return {};
 }
 
 void Segment::remove(const std::string& name) { bip::shared_memory_object::remove(name.c_str()); }

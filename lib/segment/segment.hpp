@@ -40,6 +40,12 @@ class Segment {
   Geometry geometry_;
 };
 
+// What attach checks of a header it did not write (it may be garbage, or hostile): every field
+// against what this process computes for `expected`, and the object's size. Returns the first
+// problem as "<field> is <value>, expected <value>", or an empty string when all agree.
+std::string check_header(const SegmentHeader& header, std::uint64_t object_bytes,
+                         const Geometry& expected);
+
 // "shmcoll-<uid>-<job>-<nonce>": unique per user, job and team, and not guessable when the
 // nonce is random (random_nonce()); every rank can compute it from the job id and the nonce.
 std::string segment_name(const std::string& job_id, std::uint64_t nonce);
