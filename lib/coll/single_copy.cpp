@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "copy/cross_process.hpp"
+#include "core/fault_points.hpp"
 
 namespace shmcoll {
 using sync::make_tag;
@@ -66,10 +67,12 @@ void SingleCopyExchange::transfer(const CollectiveOp& op, TeamImpl& team, int pe
       writing.store(0, std::memory_order_relaxed);
       team.check_aborted();
     }
+    fault_point(FaultPoint::kSingleCopy);  // killed here, with the write announced
     e = copy::write_to(team.pid(peer), reinterpret_cast<void*>(remote), local, bytes);
     // release: the owner, once it sees 0, may free the buffer; the write is over by then.
     writing.store(0, std::memory_order_release);
   } else {
+    fault_point(FaultPoint::kSingleCopy);
     e = copy::read_from(team.pid(peer), reinterpret_cast<const void*>(remote), local, bytes);
   }
   if (e != 0) {

@@ -1,5 +1,7 @@
 #include "core/operation.hpp"
 
+#include "core/fault_points.hpp"
+
 namespace shmcoll {
 using sync::make_tag;
 using sync::op_of;
@@ -90,10 +92,12 @@ bool CollectiveOp::advance(sync::WaitTarget& blocked_on) {
     case Stage::kStart:
       op_ = team_.next_op();
       team_.publish_arrival(op_, sig_, exposed_);
+      fault_point(FaultPoint::kArrived);
       stage_ = Stage::kData;
       [[fallthrough]];
     case Stage::kData:
       if (!advance_data(blocked_on)) return false;
+      fault_point(FaultPoint::kDataMoved);
       stage_ = Stage::kAgree;
       [[fallthrough]];
     case Stage::kAgree:

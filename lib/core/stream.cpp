@@ -80,6 +80,7 @@ bool read_chunk(TeamImpl& team, const StreamSource& src, std::uint64_t c, std::u
                                 : writer.slot_data(s);
     copy::copy_bytes(dst + copy.dest_offset, base + copy.source_offset, copy.bytes);
   }
+  fault_point(FaultPoint::kChunkRead);
   return true;
 }
 

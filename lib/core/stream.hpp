@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/fault_points.hpp"
 #include "core/signature.hpp"
 #include "core/team_impl.hpp"
 #include "segment/layout.hpp"
@@ -126,6 +127,7 @@ class StreamWriter {
       record.ack_tag = sync::make_tag(op_, sync::step_consumed(next_));
       // Publishing the tag releases the data and header written above.
       team.publish(header.tag, sync::make_tag(op_, sync::step_chunk(next_)));
+      fault_point(FaultPoint::kChunkPublished);
       ++next_;
     }
     return true;
