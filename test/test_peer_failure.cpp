@@ -105,3 +105,39 @@ TEST_CASE("a rank killed between collectives is reported as failed, as reader an
 }
 
 }  // namespace shmcoll::test
+
+namespace shmcoll::test {
+
+TEST_CASE("SHMCOLL_PEER_CHECK_MS sets how soon a dead peer becomes an error") {
+  // The victim joins, then dies 100 ms into the others' bcast without taking part. The
+  // waiters' first liveness check (when their wait turns slow) finds it alive; the next comes
+  // one interval later.
+  for (const int interval_ms : {20, 1500}) {
+    std::string job;
+    const int victim = 0;
+    auto outcome = run_ranks(
+        {.nranks = 3, .deadline_s = 30, .stop_on_failure = false},
+        [&](RankContext& ctx) {
+          Options o = test_options();
+          o.peer_check_ms = interval_ms;
+          Team team(ctx.bootstrap, o);
+          team.barrier();
+          if (ctx.rank == victim) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(100));
+            _exit(3);
+          }
+          const auto start = Clock::now();
+          int value = 0;
+          expect_failure_elsewhere(ctx, victim, Status::kPeerFailed, "died", 3.0,
+                                   [&] { team.bcast(&value, 1, kInt32, victim); });
+          const double took = seconds_since(start);
+          if (interval_ms == 20 && took > 0.6) ctx.fail("took %.2f s with 20 ms checks", took);
+          if (interval_ms == 1500 && took < 1.0) ctx.fail("took %.2f s with 1.5 s checks", took);
+        },
+        &job);
+    CAPTURE(interval_ms);
+    check_job(outcome, job, victim);
+  }
+}
+
+}  // namespace shmcoll::test

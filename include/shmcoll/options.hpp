@@ -33,6 +33,9 @@ struct Options {
   CheckLevel checks = CheckLevel::kFull;
   // Bound on any wait for a peer, in seconds. Dead peers are detected sooner by liveness checks.
   double timeout_s = 60.0;
+  // How often, in milliseconds, a waiting rank checks that the process it waits for is alive
+  // (and a sleeping one wakes to do so): a dead peer is an error within about this long.
+  int peer_check_ms = 20;
   // How long a waiter spins before yielding, in pause iterations; -1 picks from the machine
   // (no spinning when the team has more ranks than CPUs).
   int spin_iterations = -1;

@@ -65,6 +65,13 @@ const std::vector<Row>& rows() {
          }
          o.timeout_s = d;
        }},
+      {"SHMCOLL_PEER_CHECK_MS",
+       "milliseconds between a waiter's checks that the awaited process is alive (a dead peer "
+       "is an error within about this long)",
+       [](const Options& o) { return std::to_string(o.peer_check_ms); },
+       [](Options& o, const std::string& v) {
+         o.peer_check_ms = static_cast<int>(parse_integer("SHMCOLL_PEER_CHECK_MS", v, 1, 2000));
+       }},
       {"SHMCOLL_SPIN",
        "pause iterations before a waiter yields; -1: automatic (0 when oversubscribed)",
        [](const Options& o) { return std::to_string(o.spin_iterations); },

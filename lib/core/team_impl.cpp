@@ -44,6 +44,7 @@ TeamImpl::TeamImpl(Bootstrap& bootstrap, const Options& options) : options_(opti
                             : size_ > cpus                ? 0
                                                           : 4000;
   policy_.yield_iterations = options_.yield_iterations;
+  policy_.sleep_slice_ns = std::int64_t{std::max(options_.peer_check_ms, 1)} * 1'000'000;
 }
 
 const topology::Tree& TeamImpl::tree(int root) {
@@ -169,7 +170,7 @@ void TeamImpl::on_slow_wait(const sync::WaitTarget& target, std::int64_t waited_
   check_aborted();
   if (current_ != nullptr) check_peer_in_slow_wait(target);
   const std::int64_t now = now_ns();
-  if (now - last_liveness_check_ns_ > 20'000'000) {
+  if (now - last_liveness_check_ns_ >= policy_.sleep_slice_ns) {
     last_liveness_check_ns_ = now;
     const int peer = target.peer;
     if (!peer_alive(peer)) {
