@@ -177,9 +177,21 @@ JobOutcome run_job(const JobOptions& options, const RankBody& body,
   // Which rank caused the failure is only certain now: a rank's connection closes slightly
   // before its process can be reaped, so a rank that failed because of it may be reaped first.
   // The cause is the rank whose connection the hub saw close first, if that rank failed.
+  // Two exceptions: a rank this launcher terminated while stopping the job is never the cause,
+  // and a rank killed by a signal it did not get from us stays the cause (when the killed
+  // rank's and a failing peer's connections close in one poll round, the lower rank is seen
+  // first, whatever the order).
+  auto stopped_by_us = [&](int r) {
+    return kill_at >= 0 && job.ranks[static_cast<std::size_t>(r)].signal == SIGTERM;
+  };
+  auto killed_on_its_own = [&](int r) {
+    return r >= 0 && job.ranks[static_cast<std::size_t>(r)].signal != 0 && !stopped_by_us(r);
+  };
   const int gone = hub.first_gone();
-  if (gone >= 0 && !job.ranks[static_cast<std::size_t>(gone)].succeeded())
+  if (gone >= 0 && !job.ranks[static_cast<std::size_t>(gone)].succeeded() &&
+      !stopped_by_us(gone) && !killed_on_its_own(job.first_failed_rank)) {
     job.first_failed_rank = gone;
+  }
   return job;
 }
 
