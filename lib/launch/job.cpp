@@ -120,6 +120,7 @@ JobOutcome run_job(const JobOptions& options, const RankBody& body,
   Hub hub(hub_ends);
   const std::int64_t start = bootstrap::steady_now_ns();
   std::int64_t kill_at = -1;  // when SIGTERMed ranks get SIGKILL
+  bool sent_kill = false;     // this launcher sent SIGKILL to the ranks still running
   int running = n;
   auto stop = [&](std::int64_t now) {
     if (kill_at < 0) {
@@ -166,30 +167,47 @@ JobOutcome run_job(const JobOptions& options, const RankBody& body,
     if (options.deadline_s > 0 && !job.timed_out &&
         now - start > static_cast<std::int64_t>(options.deadline_s * 1e9)) {
       job.timed_out = true;
+      sent_kill = true;
       signal_all(job, SIGKILL);
     }
     if (interrupt != nullptr && interrupt->load() && !job.interrupted) {
       job.interrupted = true;
       stop(now);
     }
-    if (kill_at >= 0 && now > kill_at) signal_all(job, SIGKILL);
+    if (kill_at >= 0 && now > kill_at) {
+      sent_kill = true;
+      signal_all(job, SIGKILL);
+    }
   }
   // Which rank caused the failure is only certain now: a rank's connection closes slightly
   // before its process can be reaped, so a rank that failed because of it may be reaped first.
   // The cause is the rank whose connection the hub saw close first, if that rank failed.
-  // Two exceptions: a rank this launcher terminated while stopping the job is never the cause,
-  // and a rank killed by a signal it did not get from us stays the cause (when the killed
-  // rank's and a failing peer's connections close in one poll round, the lower rank is seen
-  // first, whatever the order).
+  // Two exceptions. A rank this launcher signalled while stopping the job is never the cause.
+  // A rank killed by a signal of its own is the cause rather than ranks that exited with an
+  // error: those usually report its death, and they can be reaped and even seen closing their
+  // connection first (a large process, e.g. under a sanitizer, takes a while to finish dying).
   auto stopped_by_us = [&](int r) {
-    return kill_at >= 0 && job.ranks[static_cast<std::size_t>(r)].signal == SIGTERM;
+    const int sig = job.ranks[static_cast<std::size_t>(r)].signal;
+    return (kill_at >= 0 && sig == SIGTERM) || (sent_kill && sig == SIGKILL);
   };
-  auto killed_on_its_own = [&](int r) {
-    return r >= 0 && job.ranks[static_cast<std::size_t>(r)].signal != 0 && !stopped_by_us(r);
-  };
+  std::vector<int> killed;  // by a signal this launcher did not send
+  for (int r = 0; r < n; ++r) {
+    if (job.ranks[static_cast<std::size_t>(r)].signal != 0 && !stopped_by_us(r)) {
+      killed.push_back(r);
+    }
+  }
   const int gone = hub.first_gone();
-  if (gone >= 0 && !job.ranks[static_cast<std::size_t>(gone)].succeeded() &&
-      !stopped_by_us(gone) && !killed_on_its_own(job.first_failed_rank)) {
+  if (!killed.empty()) {
+    const bool gone_killed = std::find(killed.begin(), killed.end(), gone) != killed.end();
+    const bool chosen_killed =
+        std::find(killed.begin(), killed.end(), job.first_failed_rank) != killed.end();
+    if (gone_killed) {
+      job.first_failed_rank = gone;
+    } else if (!chosen_killed) {
+      job.first_failed_rank = killed.front();
+    }
+  } else if (gone >= 0 && !job.ranks[static_cast<std::size_t>(gone)].succeeded() &&
+             !stopped_by_us(gone)) {
     job.first_failed_rank = gone;
   }
   return job;
