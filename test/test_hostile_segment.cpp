@@ -23,6 +23,7 @@ constexpr int kRanks = 3;
 constexpr int kHostile = 1;
 constexpr std::size_t kSlotBytes = 1024;
 constexpr std::uint32_t kSlots = 2;
+const segment::Geometry kGeometry{kRanks, kSlots, kSlotBytes};
 
 // This process's mapping of its team's segment, found in /proc/self/maps (the name is removed
 // from /dev/shm once every rank attached, so the mapping shows as deleted).
@@ -37,9 +38,8 @@ std::byte* find_segment_mapping() {
 }
 
 void scribble(std::byte* base, std::uint64_t op, Kind kind, std::mt19937_64& rng) {
-  const segment::Geometry g{kRanks, kSlots, kSlotBytes};
-  const segment::RankArea area(base + g.ranks_offset() + kHostile * g.rank_stride(), kSlots,
-                               kSlotBytes);
+  const segment::RankArea area(
+      base + kGeometry.ranks_offset() + kHostile * kGeometry.rank_stride(), kSlots, kSlotBytes);
   auto random_bytes = [&](void* p, std::size_t n) {
     auto* b = static_cast<unsigned char*>(p);
     for (std::size_t i = 0; i < n; ++i) b[i] = static_cast<unsigned char>(rng());
@@ -131,8 +131,7 @@ TEST_CASE("garbage in a peer's control lines and slots is an error, never a stra
             std::byte* base = find_segment_mapping();
             if (!ctx.check(base != nullptr, "segment mapping not found")) return;
             const auto* own = reinterpret_cast<segment::StatusLine*>(
-                base + segment::Geometry{kRanks, kSlots, kSlotBytes}.ranks_offset() +
-                kHostile * segment::Geometry{kRanks, kSlots, kSlotBytes}.rank_stride());
+                base + kGeometry.ranks_offset() + kHostile * kGeometry.rank_stride());
             const std::uint64_t next_op = sync::op_of(own->tag.load()) + 1;
             std::mt19937_64 rng(trial * 7919 + 1);
             scribble(base, next_op, kinds[which], rng);
