@@ -18,7 +18,7 @@ const std::vector<std::uint64_t> kBytes = {
 // Units of the v-form layouts, in int32 elements: blocks of 0..3 units (+1 element).
 const std::vector<std::uint64_t> kUnits = {0, 1, 13, 300, 900};
 
-using Check = void (*)(Team&, RankContext&, const CallSpec&);
+using Check = CheckCall;
 
 void run_matrix(Check check, bool has_in_place, bool v_form, int n,
                 const Options& options = test_options()) {

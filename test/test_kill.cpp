@@ -39,16 +39,13 @@ TEST_CASE("randomized kills: no rank hangs, every survivor gets an error, nothin
           try {
             Team team(ctx.bootstrap, test_options(1024, 2));
             std::mt19937_64 ops(seed);  // the same sequence on every rank
-            using Check = void (*)(Team&, RankContext&, const CallSpec&);
-            const Check checks[] = {check_bcast, check_scatter, check_gather, check_scatterv,
-                                    check_gatherv};
             for (std::uint64_t i = 1; i <= 2000; ++i) {
               CallSpec s;
               s.seq = i;
               s.root = static_cast<int>(ops() % static_cast<std::uint64_t>(n));
               s.count = ops() % 3000;
               s.in_place = ops() % 2 == 0;
-              checks[ops() % 5](team, ctx, s);
+              kCheckCalls[ops() % 5](team, ctx, s);
               last_progress = Clock::now();
             }
             if (ctx.rank != victim) _exit(3);  // finished although the victim should be dead

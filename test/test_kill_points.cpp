@@ -37,8 +37,6 @@ std::string point_name(FaultPoint p) {
 
 TEST_CASE("a rank killed at each stage of each collective, as root and not, fails the others fast") {
   constexpr int kRanks = 3;
-  using Check = void (*)(Team&, RankContext&, const CallSpec&);
-  const Check checks[] = {check_bcast, check_scatter, check_gather, check_scatterv, check_gatherv};
   const char* names[] = {"bcast", "scatter", "gather", "scatterv", "gatherv"};
   std::map<FaultPoint, int> kills;
   int jobs = 0;
@@ -70,7 +68,7 @@ TEST_CASE("a rank killed at each stage of each collective, as root and not, fail
                 auto last_progress = Clock::now();
                 try {
                   for (std::uint64_t seq = 1; seq <= 4; ++seq) {
-                    checks[which](team, ctx, {.seq = seq, .root = root, .count = 5000});
+                    kCheckCalls[which](team, ctx, {.seq = seq, .root = root, .count = 5000});
                     last_progress = Clock::now();
                   }
                 } catch (const Error& e) {

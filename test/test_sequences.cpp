@@ -25,9 +25,6 @@ TEST_CASE("mixed collectives back to back with changing roots, sizes and in-plac
             if (*topology != '\0') o.bcast_algorithm = BcastAlgorithm::kTree;
             Team team(ctx.bootstrap, o);
             std::mt19937_64 rng(12345);  // same sequence on every rank
-            using Check = void (*)(Team&, RankContext&, const CallSpec&);
-            const Check checks[] = {check_bcast, check_scatter, check_gather, check_scatterv,
-                                    check_gatherv};
             const std::uint64_t sizes[] = {0, 1, 8, 40, 41, 100, 1024, 1500, 5000};
             for (std::uint64_t seq = 1; seq <= 400; ++seq) {
               const int which = static_cast<int>(rng() % 5);
@@ -39,7 +36,7 @@ TEST_CASE("mixed collectives back to back with changing roots, sizes and in-plac
               s.type = rng() % 2 ? kInt32 : kByte;
               s.count =
                   sizes[rng() % std::size(sizes)] / (which >= 3 ? 4 * s.type.size : s.type.size);
-              checks[which](team, ctx, s);
+              kCheckCalls[which](team, ctx, s);
             }
           },
           &job);

@@ -63,9 +63,6 @@ TEST_CASE("randomized stress: random collectives, roots and sizes up to 4 MiB, b
         [&](RankContext& ctx) {
           Team team(ctx.bootstrap, round.options);
           std::mt19937_64 rng(0x5eed0000u + static_cast<unsigned>(round.nranks));
-          using Check = void (*)(Team&, RankContext&, const CallSpec&);
-          const Check checks[] = {check_bcast, check_scatter, check_gather, check_scatterv,
-                                  check_gatherv};
           for (std::uint64_t seq = 1; seq <= per_round && ctx.failures == 0; ++seq) {
             const int which = static_cast<int>(rng() % 5);
             CallSpec s;
@@ -77,7 +74,7 @@ TEST_CASE("randomized stress: random collectives, roots and sizes up to 4 MiB, b
             const std::uint64_t bytes = random_bytes(rng);
             // v-forms: a rank's block is 0 to 3 units (support/collective_checks' layout).
             s.count = bytes / (which >= 3 ? 2 * s.type.size : s.type.size);
-            checks[which](team, ctx, s);
+            kCheckCalls[which](team, ctx, s);
           }
         },
         &job);

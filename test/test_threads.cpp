@@ -26,9 +26,6 @@ void run_thread_rank(const std::shared_ptr<ThreadExchange>& exchange, int rank, 
     Team team(bootstrap, options);
     ctx.check(team.single_copy_available(), "the single copy between threads of one process");
     std::mt19937_64 rng(77 + static_cast<unsigned>(exchange->size()));  // same on every rank
-    using Check = void (*)(Team&, RankContext&, const CallSpec&);
-    const Check checks[] = {check_bcast, check_scatter, check_gather, check_scatterv,
-                            check_gatherv};
     const std::uint64_t sizes[] = {0, 8, 100, 5000, 70000, 300000};
     for (std::uint64_t seq = 1; seq <= 300; ++seq) {
       const int which = static_cast<int>(rng() % 5);
@@ -37,7 +34,7 @@ void run_thread_rank(const std::shared_ptr<ThreadExchange>& exchange, int rank, 
       s.root = static_cast<int>(rng() % static_cast<std::uint64_t>(exchange->size()));
       s.in_place = which != 0 && rng() % 2 == 0;
       s.count = sizes[rng() % std::size(sizes)] / (which >= 3 ? 2 : 1);
-      checks[which](team, ctx, s);
+      kCheckCalls[which](team, ctx, s);
     }
   } catch (const std::exception& e) {
     ctx.fail("%s", e.what());

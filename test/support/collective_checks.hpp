@@ -24,6 +24,12 @@ void check_gather(Team& team, RankContext& ctx, const CallSpec& spec);
 void check_scatterv(Team& team, RankContext& ctx, const CallSpec& spec);
 void check_gatherv(Team& team, RankContext& ctx, const CallSpec& spec);
 
+// The five checks by index, for tests that pick collectives at random:
+// 0 bcast, 1 scatter, 2 gather, 3 scatterv, 4 gatherv (3 and 4 are the v forms).
+using CheckCall = void (*)(Team&, RankContext&, const CallSpec&);
+inline constexpr CheckCall kCheckCalls[] = {check_bcast, check_scatter, check_gather,
+                                            check_scatterv, check_gatherv};
+
 // The v-form layout used by the checks: uneven counts (some zero) and displacements laid out
 // in a non-monotonic rank order with gaps.
 struct VLayout {
