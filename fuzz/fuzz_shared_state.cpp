@@ -54,8 +54,8 @@ void segment_header(Input& in) {
   } else {
     in.fill(raw, sizeof raw);
   }
-  const std::uint64_t object = in.take<std::uint8_t>() % 2 ? expected.total_bytes()
-                                                           : in.take<std::uint64_t>();
+  const std::uint64_t object =
+      in.take<std::uint8_t>() % 2 ? expected.total_bytes() : in.take<std::uint64_t>();
   if (segment::check_header(*h, object, expected).empty()) {
     // Accepted: everything a process derives from the segment lies inside the object.
     require(h->magic == segment::kMagic && h->version == segment::kVersion);
@@ -93,8 +93,7 @@ void chunk_header(Input& in) {
   }
   const ChunkCopy copy = plan_chunk_copy(published, src, c, begin, end, slot_bytes, 0);
   if (copy.problem.empty() && copy.bytes > 0) {
-    const std::uint64_t room =
-        copy.from_inline ? segment::SlotHeader::kInlineBytes : slot_bytes;
+    const std::uint64_t room = copy.from_inline ? segment::SlotHeader::kInlineBytes : slot_bytes;
     require(copy.source_offset <= room && copy.bytes <= room - copy.source_offset);
     require(end >= begin && copy.dest_offset <= end - begin &&
             copy.bytes <= end - begin - copy.dest_offset);
@@ -116,16 +115,20 @@ void table_entry(Input& in) {
 
 validate::Context random_context(Input& in) {
   const int size = in.take<std::uint8_t>() % 64 + 1;
-  return {static_cast<Kind>(in.take<std::uint8_t>() % 5 + 1), in.take<std::uint8_t>() % size,
-          size, static_cast<int>(in.take<std::uint32_t>() % 80) - 8, 65536};
+  return {static_cast<Kind>(in.take<std::uint8_t>() % 5 + 1), in.take<std::uint8_t>() % size, size,
+          static_cast<int>(in.take<std::uint32_t>() % 80) - 8, 65536};
 }
 
 Count random_count(Input& in) {
   switch (in.take<std::uint8_t>() % 4) {
-    case 0: return in.take<std::uint8_t>();
-    case 1: return static_cast<Count>(in.take<std::uint64_t>());
-    case 2: return -static_cast<Count>(in.take<std::uint8_t>());
-    default: return static_cast<Count>(in.take<std::uint32_t>());
+    case 0:
+      return in.take<std::uint8_t>();
+    case 1:
+      return static_cast<Count>(in.take<std::uint64_t>());
+    case 2:
+      return -static_cast<Count>(in.take<std::uint8_t>());
+    default:
+      return static_cast<Count>(in.take<std::uint32_t>());
   }
 }
 
@@ -185,7 +188,8 @@ void uniform_arguments(Input& in) {
     const std::uint64_t b = validate::uniform_blocks(ctx, whole, own, in_place);
     require(ctx.root >= 0 && ctx.root < ctx.size);
     require(b <= (std::uint64_t{1} << 62));
-    if (ctx.is_root()) require(b * static_cast<std::uint64_t>(ctx.size) <= (std::uint64_t{1} << 62));
+    if (ctx.is_root())
+      require(b * static_cast<std::uint64_t>(ctx.size) <= (std::uint64_t{1} << 62));
     const validate::Side& counted = ctx.is_root() ? whole : own;
     require(counted.count >= 0 && counted.type.size > 0);
     require(b == static_cast<std::uint64_t>(counted.count) * counted.type.size);
@@ -200,11 +204,21 @@ void uniform_arguments(Input& in) {
 void run_one(const std::uint8_t* data, std::size_t size) {
   Input in(data, size);
   switch (in.take<std::uint8_t>() % 5) {
-    case 0: segment_header(in); break;
-    case 1: chunk_header(in); break;
-    case 2: table_entry(in); break;
-    case 3: v_arguments(in); break;
-    default: uniform_arguments(in); break;
+    case 0:
+      segment_header(in);
+      break;
+    case 1:
+      chunk_header(in);
+      break;
+    case 2:
+      table_entry(in);
+      break;
+    case 3:
+      v_arguments(in);
+      break;
+    default:
+      uniform_arguments(in);
+      break;
   }
 }
 

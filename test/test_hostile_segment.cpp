@@ -38,8 +38,8 @@ std::byte* find_segment_mapping() {
 }
 
 void scribble(std::byte* base, std::uint64_t op, Kind kind, std::mt19937_64& rng) {
-  const segment::RankArea area(
-      base + kGeometry.ranks_offset() + kHostile * kGeometry.rank_stride(), kSlots, kSlotBytes);
+  const segment::RankArea area(base + kGeometry.ranks_offset() + kHostile * kGeometry.rank_stride(),
+                               kSlots, kSlotBytes);
   auto random_bytes = [&](void* p, std::size_t n) {
     auto* b = static_cast<unsigned char*>(p);
     for (std::size_t i = 0; i < n; ++i) b[i] = static_cast<unsigned char>(rng());
@@ -47,9 +47,12 @@ void scribble(std::byte* base, std::uint64_t op, Kind kind, std::mt19937_64& rng
   // Sizes and offsets: small, near slot boundaries, or anything at all.
   auto random_size = [&]() -> std::uint64_t {
     switch (rng() % 3) {
-      case 0: return rng() % 64;
-      case 1: return rng() % (4 * kSlotBytes);
-      default: return rng();
+      case 0:
+        return rng() % 64;
+      case 1:
+        return rng() % (4 * kSlotBytes);
+      default:
+        return rng();
     }
   };
   for (std::uint32_t s = 0; s < kSlots; ++s) {
@@ -66,7 +69,8 @@ void scribble(std::byte* base, std::uint64_t op, Kind kind, std::mt19937_64& rng
   }
   // Scatterv tables sit at the start of slot 0's stream: entries with a plausible size and a
   // random offset, the direct bit sometimes set.
-  auto* table = reinterpret_cast<std::uint64_t*>(area.slot_data(static_cast<std::uint32_t>(op % kSlots)));
+  auto* table =
+      reinterpret_cast<std::uint64_t*>(area.slot_data(static_cast<std::uint32_t>(op % kSlots)));
   for (int r = 0; r < kRanks; ++r) {
     table[2 * r] = rng() % 2 ? random_size() : (rng() | (std::uint64_t{1} << 63));
     if (rng() % 2) table[2 * r + 1] = rng() % 64;
@@ -98,11 +102,21 @@ bool call(Team& team, int which, int root, std::uint64_t count) {
   for (std::size_t r = 0; r < n; ++r) displs[r] = static_cast<Count>(r * count);
   const auto c = static_cast<Count>(count);
   switch (which) {
-    case 0: team.bcast(mine.data(), c, kByte, root); break;
-    case 1: team.scatter(all.data(), c, kByte, mine.data(), c, kByte, root); break;
-    case 2: team.gather(mine.data(), c, kByte, all.data(), c, kByte, root); break;
-    case 3: team.scatterv(all.data(), counts, displs, kByte, mine.data(), c, kByte, root); break;
-    default: team.gatherv(mine.data(), c, kByte, all.data(), counts, displs, kByte, root); break;
+    case 0:
+      team.bcast(mine.data(), c, kByte, root);
+      break;
+    case 1:
+      team.scatter(all.data(), c, kByte, mine.data(), c, kByte, root);
+      break;
+    case 2:
+      team.gather(mine.data(), c, kByte, all.data(), c, kByte, root);
+      break;
+    case 3:
+      team.scatterv(all.data(), counts, displs, kByte, mine.data(), c, kByte, root);
+      break;
+    default:
+      team.gatherv(mine.data(), c, kByte, all.data(), counts, displs, kByte, root);
+      break;
   }
   return mine.guards_intact() && all.guards_intact();
 }
@@ -151,8 +165,8 @@ TEST_CASE("garbage in a peer's control lines and slots is an error, never a stra
           ctx.bootstrap.barrier();
         },
         &job);
-    INFO("trial " << trial << " (" << kind_name(kinds[which]) << ", root " << root << ", "
-                  << count << " bytes): " << outcome.summary());
+    INFO("trial " << trial << " (" << kind_name(kinds[which]) << ", root " << root << ", " << count
+                  << " bytes): " << outcome.summary());
     CHECK(outcome.succeeded());
     CHECK(leftover_segments(job).empty());
   }

@@ -22,9 +22,10 @@ ChunkCopy plan_chunk_copy(const PublishedChunk& chunk, const StreamSource& src, 
   ChunkCopy copy;
   if (chunk.kind != static_cast<std::uint8_t>(src.kind) ||
       chunk.root != static_cast<std::uint32_t>(src.root)) {
-    copy.problem = mismatch_text(src, reader,
-                                 concat("published data for ", kind_name(static_cast<Kind>(chunk.kind)),
-                                        " (root ", chunk.root, ")"));
+    copy.problem =
+        mismatch_text(src, reader,
+                      concat("published data for ", kind_name(static_cast<Kind>(chunk.kind)),
+                             " (root ", chunk.root, ")"));
     return copy;
   }
   const std::uint64_t bytes = chunk.stream_bytes;
@@ -33,10 +34,10 @@ ChunkCopy plan_chunk_copy(const PublishedChunk& chunk, const StreamSource& src, 
         src.indexed ? concat(src.count_name, '[', src.writer, ']') : std::string(src.count_name);
     copy.problem = mismatch_text(
         src, reader,
-        src.bytes_known ? concat("sends ", bytes, " bytes, but rank ", reader, "'s ", arg,
-                                 " x datatype gives ", src.bytes, " bytes")
-                        : concat("sends ", bytes, " bytes, but at least ", end,
-                                 " bytes were expected"));
+        src.bytes_known
+            ? concat("sends ", bytes, " bytes, but rank ", reader, "'s ", arg, " x datatype gives ",
+                     src.bytes, " bytes")
+            : concat("sends ", bytes, " bytes, but at least ", end, " bytes were expected"));
     return copy;
   }
   // From here the stream's length is the reader's own expectation (or at least `end`), so the
