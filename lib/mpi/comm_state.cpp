@@ -11,8 +11,6 @@
 namespace shmcoll::mpi {
 namespace {
 
-std::atomic<std::uint64_t> g_segment_bytes{0};  // shared memory of this process's live teams
-
 int delete_state(MPI_Comm, int, void* value, void*) {
   delete static_cast<CommState*>(value);
   return MPI_SUCCESS;
@@ -72,32 +70,38 @@ void decide(MPI_Comm comm, CommState& state) {
   } catch (const Error& e) {
     return fall_back(std::string("bad configuration: ") + e.what());
   }
+  // One segment per team: its rank 0 charges it to the node's budget, for all ranks.
   const std::uint64_t bytes = segment_bytes_for(size, options);
-  int fits = g_segment_bytes.load() + bytes <= config().budget_bytes ? 1 : 0;
-  int all_fit = 0;
-  PMPI_Allreduce(&fits, &all_fit, 1, MPI_INT, MPI_MIN, comm);
-  if (!all_fit) {
-    return fall_back("the shared-memory budget (SHMCOLL_MPI_BUDGET=" +
-                     std::to_string(config().budget_bytes) + " bytes) is used up");
+  int rank = 0;
+  PMPI_Comm_rank(comm, &rank);
+  std::optional<segment::NodeBudget::Reservation> reservation;
+  std::string refusal;
+  if (rank == 0) {
+    segment::NodeBudget::Outcome outcome =
+        segment::NodeBudget::reserve(bytes, config().budget_bytes, config().budget_scope);
+    reservation = std::move(outcome.reservation);
+    refusal = std::move(outcome.refusal);
+  }
+  int fits = rank != 0 || reservation ? 1 : 0;
+  PMPI_Bcast(&fits, 1, MPI_INT, 0, comm);
+  if (!fits) {
+    // The reason is known at rank 0, the rank that logs it.
+    return fall_back("over the node's shared-memory budget (SHMCOLL_MPI_BUDGET=" +
+                     std::to_string(config().budget_bytes) + "): " + refusal);
   }
   try {
     MpiBootstrap bootstrap(comm);
     state.team = std::make_unique<Team>(bootstrap, options);
   } catch (const Error& e) {
     // Team formation fails on every rank alike (its verdicts are exchanged), so the fallback
-    // is collective too.
+    // is collective too; the reservation goes with it.
     return fall_back(std::string("team formation failed: ") + e.what());
   }
-  state.segment_bytes = bytes;
-  g_segment_bytes += bytes;
+  state.reservation = std::move(reservation);
   state.mode = CommState::Mode::kShmcoll;
 }
 
 }  // namespace
-
-CommState::~CommState() {
-  if (team) g_segment_bytes -= segment_bytes;
-}
 
 Call::Call(const char* function, Coll coll, MPI_Comm comm) : function_(function), comm_(comm) {
   if (comm == MPI_COMM_NULL) return;  // PMPI reports it
@@ -159,8 +163,7 @@ int Call::fail(const std::exception& e) {
   // The team is unusable after an error on any rank; the next call forms a new one.
   if (state_ != nullptr && state_->team) {
     state_->team.reset();
-    g_segment_bytes -= state_->segment_bytes;
-    state_->segment_bytes = 0;
+    state_->reservation.reset();
   }
   MPI_Errhandler handler = MPI_ERRHANDLER_NULL;
   PMPI_Comm_get_errhandler(comm_, &handler);

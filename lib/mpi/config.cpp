@@ -51,6 +51,7 @@ const PluginConfig& config() {
       p.coll_enabled[i] = flag(names[i], true);
     p.verbose = flag("SHMCOLL_MPI_VERBOSE", false);
     p.budget_bytes = bytes("SHMCOLL_MPI_BUDGET", p.budget_bytes);
+    if (const char* scope = std::getenv("SHMCOLL_MPI_BUDGET_SCOPE")) p.budget_scope = scope;
     return p;
   }();
   return c;

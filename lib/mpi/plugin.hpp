@@ -12,10 +12,12 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
 
+#include "segment/node_budget.hpp"
 #include "shmcoll/shmcoll.hpp"
 
 namespace shmcoll::mpi {
@@ -25,12 +27,15 @@ enum class Coll { kBcast, kScatter, kScatterv, kGather, kGatherv, kCount };
 const char* coll_env_name(Coll coll);
 
 // Read once from the environment (SHMCOLL_ENABLE, SHMCOLL_MPI_<COLL>, SHMCOLL_MPI_VERBOSE,
-// SHMCOLL_MPI_BUDGET); see the README's MPI section.
+// SHMCOLL_MPI_BUDGET, SHMCOLL_MPI_BUDGET_SCOPE); see the README's MPI section.
 struct PluginConfig {
   bool enabled = true;
   bool coll_enabled[static_cast<int>(Coll::kCount)] = {true, true, true, true, true};
   bool verbose = false;
-  std::uint64_t budget_bytes = std::uint64_t{1} << 30;  // shared memory of this process's teams
+  // Shared memory all teams of this user on this node may hold together (segment/node_budget);
+  // processes naming the same scope share one budget.
+  std::uint64_t budget_bytes = std::uint64_t{1} << 30;
+  std::string budget_scope;
 };
 const PluginConfig& config();
 
@@ -39,10 +44,11 @@ struct CommState {
   enum class Mode { kUndecided, kShmcoll, kFallback };
   Mode mode = Mode::kUndecided;
   std::string fallback_reason;
+  // The team's segment charged to the node's budget; held at the communicator's rank 0.
+  // (Declared before the team, so it is released after the team unmaps.)
+  std::optional<segment::NodeBudget::Reservation> reservation;
   std::unique_ptr<Team> team;
-  std::uint64_t segment_bytes = 0;
   std::set<std::string> logged;  // reasons already logged for this communicator
-  ~CommState();
 };
 
 // The state of one intercepted call: decides (once per communicator) and exposes the team, or

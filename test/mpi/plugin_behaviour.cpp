@@ -5,6 +5,8 @@
 //   dup-loop N        N cycles of MPI_Comm_dup / MPI_Bcast / MPI_Comm_free leak no memory, no file
 //                     descriptors and no /dev/shm files (numbers printed by rank 0)
 //   threads           MPI_THREAD_MULTIPLE: two threads run collectives on two communicators at once
+//   budget            the shared-memory budget is per node: of two 2-rank communicators in one
+//                     job only one gets a team, and freeing it makes room again (needs 4 ranks)
 // Rank 0 prints "N passed, M failed"; the exit status is 0 when nothing failed.
 #include <dirent.h>
 #include <mpi.h>
@@ -53,6 +55,22 @@ int count_entries(const char* dir, const char* prefix) {
   return n;
 }
 
+// System V semaphore sets of this user (the node budget's ledgers are such sets).
+int semaphore_sets() {
+  int n = 0;
+  if (FILE* f = std::fopen("/proc/sysvipc/sem", "r")) {
+    char line[512];
+    if (std::fgets(line, sizeof line, f) == nullptr) n = -1;  // header
+    long key = 0, id = 0, nsems = 0, uid = 0;
+    unsigned long perms = 0;
+    while (std::fscanf(f, "%ld %ld %lo %ld %ld%*[^\n]", &key, &id, &perms, &nsems, &uid) == 5) {
+      if (uid == static_cast<long>(geteuid())) ++n;
+    }
+    std::fclose(f);
+  }
+  return n;
+}
+
 void errors_return() {
   MPI_Comm comm;
   MPI_Comm_dup(MPI_COMM_WORLD, &comm);
@@ -90,6 +108,8 @@ void dup_loop(int cycles) {
     MPI_Comm_free(&comm);
   };
   for (int i = 0; i < 100; ++i) cycle();  // warm up allocators and MPI's own pools
+  MPI_Barrier(MPI_COMM_WORLD);
+  const int sems0 = semaphore_sets();
   const long rss0 = resident_kib();
   const int fds0 = count_entries("/proc/self/fd", "");
   for (int i = 0; i < cycles; ++i) cycle();
@@ -97,12 +117,14 @@ void dup_loop(int cycles) {
   const int fds1 = count_entries("/proc/self/fd", "");
   MPI_Barrier(MPI_COMM_WORLD);
   const int shm = count_entries("/dev/shm", "shmcoll-");
+  const int sems1 = semaphore_sets();
   if (g_rank == 0) {
     std::printf(
         "dup-loop: %d cycles: resident %ld -> %ld KiB, open fds %d -> %d, shmcoll files in "
-        "/dev/shm %d\n",
-        cycles, rss0, rss1, fds0, fds1, shm);
+        "/dev/shm %d, semaphore sets %d -> %d\n",
+        cycles, rss0, rss1, fds0, fds1, shm, sems0, sems1);
   }
+  check(sems1 == sems0, "no semaphore set left behind (the node budget's ledger is removed)");
   check(fds1 == fds0, "no file descriptor leaks");
   check(rss1 - rss0 < 2048, "resident memory grows by less than 2 MiB");
   check(shm == 0, "nothing left in /dev/shm");
@@ -145,6 +167,66 @@ void threads() {
   for (MPI_Comm& c : comms) MPI_Comm_free(&c);
 }
 
+unsigned long long served_calls() {
+  unsigned long long served = 0, fallback = 0;
+  shmcoll_mpi_stats(&served, &fallback);
+  return served;
+}
+
+// Bcasts on `comm` and checks the data; returns how many ranks of the job shmcoll served
+// (collective over MPI_COMM_WORLD).
+int bcast_and_count_served(MPI_Comm comm, const char* what) {
+  const unsigned long long before = served_calls();
+  if (comm != MPI_COMM_NULL) {
+    int rank = 0;
+    MPI_Comm_rank(comm, &rank);
+    std::vector<int> v(1000, rank == 0 ? 7 : -1);
+    MPI_Bcast(v.data(), 1000, MPI_INT, 0, comm);
+    bool ok = true;
+    for (int x : v) ok = ok && x == 7;
+    check(ok, what);
+  }
+  int mine = static_cast<int>(served_calls() - before), total = 0;
+  MPI_Allreduce(&mine, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  return total;
+}
+
+void budget() {
+  if (g_size != 4) {
+    check(false, "the budget test needs 4 ranks");
+    return;
+  }
+  // A ledger of this job's own (the scope), so other jobs on the node don't count. With 1.1 MB
+  // (16 units of 64 KiB) one 2-rank team (525,568 B: 9 units) fits, two don't, and neither does
+  // a 4-rank one; a 3-rank team (788,160 B: 13 units) fits alone.
+  int pid = static_cast<int>(getpid()) * (g_rank == 0), job = 0;
+  MPI_Allreduce(&pid, &job, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  setenv("SHMCOLL_MPI_BUDGET_SCOPE", ("budget-test-" + std::to_string(job)).c_str(), 1);
+  setenv("SHMCOLL_MPI_BUDGET", "1100000", 1);
+
+  MPI_Comm pair;
+  MPI_Comm_split(MPI_COMM_WORLD, g_rank % 2, g_rank, &pair);
+  const int served = bcast_and_count_served(pair, "bcast on a 2-rank communicator");
+  if (g_rank == 0) std::printf("budget: two 2-rank communicators: %d ranks served\n", served);
+  // Per process, both would fit; per node, only one team's segment does.
+  check(served == 2, "one of the two 2-rank communicators is served, the other falls back");
+  MPI_Comm_free(&pair);
+  MPI_Barrier(MPI_COMM_WORLD);  // every reservation is released before the next split
+
+  MPI_Comm three;
+  MPI_Comm_split(MPI_COMM_WORLD, g_rank < 3 ? 0 : MPI_UNDEFINED, g_rank, &three);
+  const int served3 = bcast_and_count_served(three, "bcast on a 3-rank communicator");
+  check(served3 == 3, "after the release, a 3-rank team fits the budget");
+  if (three != MPI_COMM_NULL) MPI_Comm_free(&three);
+  MPI_Barrier(MPI_COMM_WORLD);
+
+  MPI_Comm all;
+  MPI_Comm_dup(MPI_COMM_WORLD, &all);
+  check(bcast_and_count_served(all, "bcast on a 4-rank communicator") == 0,
+        "a 4-rank team is over the budget and falls back");
+  MPI_Comm_free(&all);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -162,6 +244,8 @@ int main(int argc, char** argv) {
     dup_loop(argc > 2 ? std::atoi(argv[2]) : 1000);
   else if (mode == "threads")
     threads();
+  else if (mode == "budget")
+    budget();
   else
     check(false, "unknown mode");
   int counts[2] = {g_passed, g_failed}, sums[2] = {0, 0};
