@@ -20,10 +20,11 @@ struct TypeInfo {
   int size = 0;
   MPI_Aint extent = 0;
   bool contiguous = false;
-  std::string name;
+  const char* name = "MPI datatype";  // a predefined type's static name, or derived_name
+  std::string derived_name;
   // Valid only while this TypeInfo lives.
   Datatype element() const {
-    return contiguous ? Datatype{static_cast<std::size_t>(size), name.c_str()} : kByte;
+    return contiguous ? Datatype{static_cast<std::size_t>(size), name} : kByte;
   }
 };
 // Returns an MPI error code (MPI_SUCCESS when `info` is filled).
