@@ -122,10 +122,13 @@ bool GathervOp::send_direct(sync::WaitTarget& blocked_on) {
     started_ = true;
   }
   if (!reader_.pull(team_, acked_, blocked_on, /*ack_last=*/false)) return false;
-  const std::string where = "gatherv (root " + std::to_string(sig_.root) + ", operation #" +
-                            std::to_string(op_) + ") on rank " + std::to_string(me);
+  // Built only for a message: at small sizes the string would cost more than the call.
+  auto where = [&] {
+    return "gatherv (root " + std::to_string(sig_.root) + ", operation #" + std::to_string(op_) +
+           ") on rank " + std::to_string(me);
+  };
   if (entry_.bytes != sig_.bytes || (entry_.offset & ScatterTableEntry::kDirect) == 0) {
-    team_.fail(Status::kInvalidArgument, "type signature mismatch in " + where +
+    team_.fail(Status::kInvalidArgument, "type signature mismatch in " + where() +
                                              ": the root expects " + std::to_string(entry_.bytes) +
                                              " bytes (its recvcounts[" + std::to_string(me) +
                                              "]), this rank sends " + sig_.describe_bytes());
@@ -133,7 +136,7 @@ bool GathervOp::send_direct(sync::WaitTarget& blocked_on) {
   // The root arrived before it published the table, so its address is there to read.
   PeerArrival root;
   if (read_peer_arrival(team_.area(sig_.root).status(), op_, root) != PeerState::kRead) {
-    team_.fail(Status::kInternal, "the root of " + where + " left before this rank's copy");
+    team_.fail(Status::kInternal, "the root of " + where() + " left before this rank's copy");
   }
   SingleCopyExchange::transfer(*this, team_, sig_.root,
                                root.address + (entry_.offset & ~ScatterTableEntry::kDirect),

@@ -125,16 +125,19 @@ bool ScattervOp::advance_data(sync::WaitTarget& blocked_on) {
   if (stage_ == Stage::kEntry) {
     // Do not acknowledge the entry's chunk yet: this rank's block may start in it.
     if (!reader_.pull(team_, acked_, blocked_on, /*ack_last=*/false)) return false;
-    const std::string where = "scatterv (root " + std::to_string(sig_.root) + ", operation #" +
-                              std::to_string(op_) + ") on rank " + std::to_string(me);
+    // Built only for a message: at small sizes the string would cost more than the call.
+    auto where = [&] {
+      return "scatterv (root " + std::to_string(sig_.root) + ", operation #" +
+             std::to_string(op_) + ") on rank " + std::to_string(me);
+    };
     switch (classify_entry(entry_, sig_.bytes, entry_at)) {
       case EntryUse::kMismatch:
         team_.fail(Status::kInvalidArgument,
-                   "type signature mismatch in " + where + ": the root sends " +
+                   "type signature mismatch in " + where() + ": the root sends " +
                        std::to_string(entry_.bytes) + " bytes (its sendcounts[" +
                        std::to_string(me) + "]), this rank receives " + sig_.describe_bytes());
       case EntryUse::kCorrupt:
-        team_.fail(Status::kInternal, "corrupt scatterv table in " + where + ": offset " +
+        team_.fail(Status::kInternal, "corrupt scatterv table in " + where() + ": offset " +
                                           std::to_string(entry_.offset));
       case EntryUse::kDirect:
         stage_ = Stage::kDirect;

@@ -41,6 +41,9 @@ std::string CollectiveOp::expected_bytes_text(int) const {
 void CollectiveOp::check_peer_signature(int peer, std::uint64_t packed, std::uint64_t bytes) const {
   const Kind kind = OpSignature::kind_of(packed);
   const int root = OpSignature::root_of(packed);
+  const std::int64_t expected = expected_peer_bytes(peer);
+  const bool bytes_match = expected < 0 || bytes == static_cast<std::uint64_t>(expected);
+  if (kind == sig_.kind && root == sig_.root && bytes_match) return;  // the common case: no text
   const std::string me = "rank " + std::to_string(team_.rank());
   const std::string them = "rank " + std::to_string(peer);
   const std::string opno = " (operation #" + std::to_string(op_) + ")";
@@ -56,8 +59,7 @@ void CollectiveOp::check_peer_signature(int peer, std::uint64_t packed, std::uin
                                              " passed root=" + std::to_string(sig_.root) + ", " +
                                              them + " passed root=" + std::to_string(root));
   }
-  const std::int64_t expected = expected_peer_bytes(peer);
-  if (expected >= 0 && bytes != static_cast<std::uint64_t>(expected)) {
+  if (!bytes_match) {
     team_.fail(Status::kInvalidArgument, "type signature mismatch in " + where() + opno + ": " +
                                              expected_bytes_text(peer) + ", but " + them + " has " +
                                              std::to_string(bytes) + " bytes");
