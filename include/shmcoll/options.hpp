@@ -53,6 +53,10 @@ struct Options {
   std::size_t single_copy_min_bytes = 32 * 1024;
   // Rank 0 says on stderr, once per team, which data paths the team uses and why.
   bool verbose = false;
+  // A thread per rank that advances the non-blocking operations while the caller computes
+  // (without it they advance inside the calls into the team). Costs a thread per team, and a
+  // lock around every call of the team.
+  bool progress_thread = false;
 
   static Options from_env();
 };

@@ -17,10 +17,12 @@
 #include "shmcoll/datatype.hpp"
 #include "shmcoll/error.hpp"
 #include "shmcoll/options.hpp"
+#include "shmcoll/request.hpp"
 
 namespace shmcoll {
 
 class TeamImpl;
+class ProgressEngine;
 
 class Team {
  public:
@@ -77,10 +79,40 @@ class Team {
   void gatherv(InPlace, void* recvbuf, std::span<const Count> recvcounts,
                std::span<const Count> displs, Datatype recvtype, int root);
 
+  // ---- non-blocking forms (MPI_Ibcast, ...): the same arguments, rules and errors ----
+  // Each starts the operation and returns at once; see request.hpp. Until the request is
+  // complete the buffers must not be touched; the counts and displacements arrays may be
+  // reused as soon as the call returns (they are copied), the datatype's name must stay valid.
+  // Blocking and non-blocking calls mix freely on one team: all run in the order they were
+  // called, and a blocking call first completes the outstanding ones.
+  Request ibcast(void* buffer, Count count, Datatype type, int root);
+  Request iscatter(const void* sendbuf, Count sendcount, Datatype sendtype,  // root only
+                   void* recvbuf, Count recvcount, Datatype recvtype, int root);
+  Request iscatter(const void* sendbuf, Count sendcount, Datatype sendtype, InPlace, int root);
+  Request iscatterv(const void* sendbuf, std::span<const Count> sendcounts,  // root only
+                    std::span<const Count> displs, Datatype sendtype,        // root only
+                    void* recvbuf, Count recvcount, Datatype recvtype, int root);
+  Request iscatterv(const void* sendbuf, std::span<const Count> sendcounts,
+                    std::span<const Count> displs, Datatype sendtype, InPlace, int root);
+  Request igather(const void* sendbuf, Count sendcount, Datatype sendtype, void* recvbuf,
+                  Count recvcount, Datatype recvtype,  // root only
+                  int root);
+  Request igather(InPlace, void* recvbuf, Count recvcount, Datatype recvtype, int root);
+  Request igatherv(const void* sendbuf, Count sendcount, Datatype sendtype, void* recvbuf,
+                   std::span<const Count> recvcounts,                 // root only
+                   std::span<const Count> displs, Datatype recvtype,  // root only
+                   int root);
+  Request igatherv(InPlace, void* recvbuf, std::span<const Count> recvcounts,
+                   std::span<const Count> displs, Datatype recvtype, int root);
+
   // ---- typed forms: counts come from the spans ----
   template <class T>
   void bcast(std::span<T> buffer, int root) {
     bcast(buffer.data(), count_of(buffer), Datatype::of<T>(), root);
+  }
+  template <class T>
+  Request ibcast(std::span<T> buffer, int root) {
+    return ibcast(buffer.data(), count_of(buffer), Datatype::of<T>(), root);
   }
   // At the root, `send` holds size() blocks of recv.size() elements each.
   template <class T>
@@ -126,6 +158,7 @@ class Team {
   }
 
   std::unique_ptr<TeamImpl> impl_;
+  std::unique_ptr<ProgressEngine> engine_;  // after impl_: destroyed first, draining the queue
 };
 
 }  // namespace shmcoll

@@ -128,6 +128,13 @@ const std::vector<Row>& rows() {
        [](Options& o, const std::string& v) {
          o.verbose = parse_integer("SHMCOLL_VERBOSE", v, 0, 1) == 1;
        }},
+      {"SHMCOLL_PROGRESS_THREAD",
+       "1: a thread per rank advances non-blocking collectives while the caller computes; 0: "
+       "they advance inside test, wait and the other calls into the team",
+       [](const Options& o) { return std::string(o.progress_thread ? "1" : "0"); },
+       [](Options& o, const std::string& v) {
+         o.progress_thread = parse_integer("SHMCOLL_PROGRESS_THREAD", v, 0, 1) == 1;
+       }},
       {"SHMCOLL_TOPOLOGY",
        "topology for placing ranks: empty = this machine, an hwloc synthetic description, or an "
        "XML file (*.xml); with the latter two, rank r sits on PU r mod (number of PUs)",

@@ -1,18 +1,23 @@
-// The public Team API: each call validates, builds the collective's state machine on the stack
-// and drives it to completion. Any error is recorded team-wide before it propagates.
+// The public Team API. A blocking call validates, builds the collective's state machine on the
+// stack and drives it to completion, after the outstanding non-blocking ones; a non-blocking
+// call builds the same machine on the heap and hands it to the progress engine. Any error is
+// recorded team-wide before it propagates.
 #include "shmcoll/team.hpp"
 
 #include "coll/barrier.hpp"
 #include "coll/bcast.hpp"
 #include "coll/gather.hpp"
 #include "coll/scatter.hpp"
+#include "core/progress_engine.hpp"
 #include "core/team_impl.hpp"
 
 namespace shmcoll {
 namespace {
 
 template <class Op, class... Args>
-void run_op(TeamImpl& team, Args&&... args) {
+void run_op(TeamImpl& team, ProgressEngine& engine, Args&&... args) {
+  auto guard = engine.lock();
+  if (!engine.idle()) engine.drain();  // operation k is the k-th call on every rank
   try {
     team.check_aborted();
     Op op(team, std::forward<Args>(args)...);
@@ -26,10 +31,26 @@ void run_op(TeamImpl& team, Args&&... args) {
   }
 }
 
+template <class Op, class... Args>
+Request start_op(TeamImpl& team, ProgressEngine& engine, Args&&... args) {
+  auto guard = engine.lock();
+  std::unique_ptr<CollectiveOp> op;
+  try {
+    op = std::make_unique<Op>(team, std::forward<Args>(args)...);
+  } catch (const Error& e) {
+    // Raised in the operation's turn, after the ones started before it complete.
+    return Request(engine.start_refused(e.status(), e.what()));
+  } catch (const std::exception& e) {
+    return Request(engine.start_refused(Status::kInternal, e.what()));
+  }
+  return Request(engine.start(std::move(op)));
+}
+
 }  // namespace
 
 Team::Team(Bootstrap& bootstrap, const Options& options)
-    : impl_(std::make_unique<TeamImpl>(bootstrap, options)) {}
+    : impl_(std::make_unique<TeamImpl>(bootstrap, options)),
+      engine_(std::make_unique<ProgressEngine>(*impl_, options.progress_thread)) {}
 Team::~Team() = default;
 Team::Team(Team&&) noexcept = default;
 Team& Team::operator=(Team&&) noexcept = default;
@@ -54,59 +75,115 @@ std::string Team::placement() const {
   return out;
 }
 
-void Team::barrier() { run_op<BarrierOp>(*impl_); }
+void Team::barrier() { run_op<BarrierOp>(*impl_, *engine_); }
 
 void Team::abort(Status status, const std::string& message) {
+  auto guard = engine_->lock();
   impl_->record_abort(status, message);
 }
 
 void Team::bcast(void* buffer, Count count, Datatype type, int root) {
-  run_op<BcastOp>(*impl_, buffer, count, type, root);
+  run_op<BcastOp>(*impl_, *engine_, buffer, count, type, root);
 }
 
 void Team::scatter(const void* sendbuf, Count sendcount, Datatype sendtype, void* recvbuf,
                    Count recvcount, Datatype recvtype, int root) {
-  run_op<ScatterOp>(*impl_, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, false,
-                    root);
+  run_op<ScatterOp>(*impl_, *engine_, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                    false, root);
 }
 
 void Team::scatter(const void* sendbuf, Count sendcount, Datatype sendtype, InPlace, int root) {
-  run_op<ScatterOp>(*impl_, sendbuf, sendcount, sendtype, nullptr, Count{0}, sendtype, true, root);
+  run_op<ScatterOp>(*impl_, *engine_, sendbuf, sendcount, sendtype, nullptr, Count{0}, sendtype,
+                    true, root);
 }
 
 void Team::scatterv(const void* sendbuf, std::span<const Count> sendcounts,
                     std::span<const Count> displs, Datatype sendtype, void* recvbuf,
                     Count recvcount, Datatype recvtype, int root) {
-  run_op<ScattervOp>(*impl_, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype,
-                     false, root);
+  run_op<ScattervOp>(*impl_, *engine_, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount,
+                     recvtype, false, root);
 }
 
 void Team::scatterv(const void* sendbuf, std::span<const Count> sendcounts,
                     std::span<const Count> displs, Datatype sendtype, InPlace, int root) {
-  run_op<ScattervOp>(*impl_, sendbuf, sendcounts, displs, sendtype, nullptr, Count{0}, sendtype,
-                     true, root);
+  run_op<ScattervOp>(*impl_, *engine_, sendbuf, sendcounts, displs, sendtype, nullptr, Count{0},
+                     sendtype, true, root);
 }
 
 void Team::gather(const void* sendbuf, Count sendcount, Datatype sendtype, void* recvbuf,
                   Count recvcount, Datatype recvtype, int root) {
-  run_op<GatherOp>(*impl_, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, false, root);
+  run_op<GatherOp>(*impl_, *engine_, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                   false, root);
 }
 
 void Team::gather(InPlace, void* recvbuf, Count recvcount, Datatype recvtype, int root) {
-  run_op<GatherOp>(*impl_, nullptr, Count{0}, recvtype, recvbuf, recvcount, recvtype, true, root);
+  run_op<GatherOp>(*impl_, *engine_, nullptr, Count{0}, recvtype, recvbuf, recvcount, recvtype,
+                   true, root);
 }
 
 void Team::gatherv(const void* sendbuf, Count sendcount, Datatype sendtype, void* recvbuf,
                    std::span<const Count> recvcounts, std::span<const Count> displs,
                    Datatype recvtype, int root) {
-  run_op<GathervOp>(*impl_, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
-                    false, root);
+  run_op<GathervOp>(*impl_, *engine_, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+                    recvtype, false, root);
 }
 
 void Team::gatherv(InPlace, void* recvbuf, std::span<const Count> recvcounts,
                    std::span<const Count> displs, Datatype recvtype, int root) {
-  run_op<GathervOp>(*impl_, nullptr, Count{0}, recvtype, recvbuf, recvcounts, displs, recvtype,
-                    true, root);
+  run_op<GathervOp>(*impl_, *engine_, nullptr, Count{0}, recvtype, recvbuf, recvcounts, displs,
+                    recvtype, true, root);
+}
+
+Request Team::ibcast(void* buffer, Count count, Datatype type, int root) {
+  return start_op<BcastOp>(*impl_, *engine_, buffer, count, type, root);
+}
+
+Request Team::iscatter(const void* sendbuf, Count sendcount, Datatype sendtype, void* recvbuf,
+                       Count recvcount, Datatype recvtype, int root) {
+  return start_op<ScatterOp>(*impl_, *engine_, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                             recvtype, false, root);
+}
+
+Request Team::iscatter(const void* sendbuf, Count sendcount, Datatype sendtype, InPlace, int root) {
+  return start_op<ScatterOp>(*impl_, *engine_, sendbuf, sendcount, sendtype, nullptr, Count{0},
+                             sendtype, true, root);
+}
+
+Request Team::iscatterv(const void* sendbuf, std::span<const Count> sendcounts,
+                        std::span<const Count> displs, Datatype sendtype, void* recvbuf,
+                        Count recvcount, Datatype recvtype, int root) {
+  return start_op<ScattervOp>(*impl_, *engine_, sendbuf, sendcounts, displs, sendtype, recvbuf,
+                              recvcount, recvtype, false, root);
+}
+
+Request Team::iscatterv(const void* sendbuf, std::span<const Count> sendcounts,
+                        std::span<const Count> displs, Datatype sendtype, InPlace, int root) {
+  return start_op<ScattervOp>(*impl_, *engine_, sendbuf, sendcounts, displs, sendtype, nullptr,
+                              Count{0}, sendtype, true, root);
+}
+
+Request Team::igather(const void* sendbuf, Count sendcount, Datatype sendtype, void* recvbuf,
+                      Count recvcount, Datatype recvtype, int root) {
+  return start_op<GatherOp>(*impl_, *engine_, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                            recvtype, false, root);
+}
+
+Request Team::igather(InPlace, void* recvbuf, Count recvcount, Datatype recvtype, int root) {
+  return start_op<GatherOp>(*impl_, *engine_, nullptr, Count{0}, recvtype, recvbuf, recvcount,
+                            recvtype, true, root);
+}
+
+Request Team::igatherv(const void* sendbuf, Count sendcount, Datatype sendtype, void* recvbuf,
+                       std::span<const Count> recvcounts, std::span<const Count> displs,
+                       Datatype recvtype, int root) {
+  return start_op<GathervOp>(*impl_, *engine_, sendbuf, sendcount, sendtype, recvbuf, recvcounts,
+                             displs, recvtype, false, root);
+}
+
+Request Team::igatherv(InPlace, void* recvbuf, std::span<const Count> recvcounts,
+                       std::span<const Count> displs, Datatype recvtype, int root) {
+  return start_op<GathervOp>(*impl_, *engine_, nullptr, Count{0}, recvtype, recvbuf, recvcounts,
+                             displs, recvtype, true, root);
 }
 
 }  // namespace shmcoll

@@ -22,11 +22,7 @@ int available_cpus() {
   return static_cast<int>(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN)));
 }
 
-std::int64_t now_ns() {
-  timespec ts{};
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return std::int64_t{ts.tv_sec} * 1000000000 + ts.tv_nsec;
-}
+using sync::now_ns;
 
 }  // namespace
 
@@ -104,10 +100,10 @@ void TeamImpl::run(CollectiveOp& op) {
   current_ = nullptr;
 }
 
-void TeamImpl::wait(const sync::WaitTarget& target) {
+bool TeamImpl::wait(const sync::WaitTarget& target, std::int64_t deadline_ns) {
   // Never block while a peer may sleep on something this rank published without a wake.
   wake_sleepers();
-  sync::wait_for(target, area(target.peer).wake(), policy_, *this);
+  return sync::wait_for(target, area(target.peer).wake(), policy_, *this, deadline_ns);
 }
 
 void TeamImpl::fail(Status status, const std::string& message) {

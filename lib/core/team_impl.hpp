@@ -90,7 +90,13 @@ class TeamImpl final : public sync::WaitObserver {
   bool abort_recorded();
   bool peer_alive(int r) const;
 
-  void wait(const sync::WaitTarget& target);
+  // Waits for `target` with the slow-path checks of the operation set by set_current; false if
+  // `deadline_ns` (sync::now_ns) came first.
+  bool wait(const sync::WaitTarget& target, std::int64_t deadline_ns = sync::kNoDeadline);
+  // The operation whose arguments the slow-path checks compare with a stalled peer's (run() sets
+  // it; the non-blocking engine sets its head operation).
+  void set_current(CollectiveOp* op) { current_ = op; }
+  const sync::WaitPolicy& wait_policy() const { return policy_; }
   void on_slow_wait(const sync::WaitTarget& target, std::int64_t waited_ns) override;
 
   // Publishes a flag this rank owns; sleepers are woken at the next wait or departure.

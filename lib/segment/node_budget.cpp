@@ -28,7 +28,7 @@ constexpr int kMinUnitShift = 16;    // 64 KiB
 constexpr int kProbeKeys = 8;        // keys tried when another program holds ours
 constexpr int kAttempts = 1000;      // bounded retries while sets come and go
 constexpr auto kRetryPause = std::chrono::milliseconds(1);
-constexpr int kInitWaitMs = 2000;    // how long a set may stay uninitialised by its creator
+constexpr int kInitWaitMs = 2000;  // how long a set may stay uninitialised by its creator
 
 union SemArg {  // the caller defines union semun on Linux
   int val;
@@ -93,8 +93,9 @@ Lookup find(key_t key) {
     std::this_thread::sleep_for(kRetryPause);
   }
   const int shift = value_of(id, kUnitShift);
-  if (shift < 0) return {errno == EIDRM || errno == EINVAL ? Found::kNone : Found::kError, -1,
-                         errno_text("semctl(GETVAL)")};
+  if (shift < 0)
+    return {errno == EIDRM || errno == EINVAL ? Found::kNone : Found::kError, -1,
+            errno_text("semctl(GETVAL)")};
   if (shift < kMinUnitShift || shift > 62) return {Found::kForeign, -1, {}};
   return {Found::kLedger, id, {}};
 }
@@ -118,9 +119,8 @@ int open_or_create(std::string_view scope, std::uint64_t budget_bytes, std::stri
         // for: nobody sees a half-initialised ledger.
         const int shift = unit_shift_for(budget_bytes);
         const auto units = static_cast<short>(budget_bytes >> shift);
-        sembuf init[] = {{kUnitShift, static_cast<short>(shift), 0},
-                         {kTotal, units, 0},
-                         {kFree, units, 0}};
+        sembuf init[] = {
+            {kUnitShift, static_cast<short>(shift), 0}, {kTotal, units, 0}, {kFree, units, 0}};
         if (semop(id, init, 3) != 0) {
           error = errno_text("semop (initialising the ledger)");
           semctl(id, 0, IPC_RMID);

@@ -2,10 +2,10 @@
 
 #include <sched.h>
 
+#include <algorithm>
 #include <chrono>
 
 namespace shmcoll::sync {
-namespace {
 
 std::int64_t now_ns() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(
@@ -13,7 +13,6 @@ std::int64_t now_ns() {
       .count();
 }
 
-// One futex sleep following the protocol in wake_line.hpp. Returns true if the flag is set.
 bool sleep_once(const WaitTarget& target, WakeLine& wake, std::int64_t slice_ns) {
   wake.sleepers.fetch_add(1, std::memory_order_relaxed);
   // Pairs with the writer's fence in wake_sleepers (see wake_line.hpp).
@@ -26,25 +25,29 @@ bool sleep_once(const WaitTarget& target, WakeLine& wake, std::int64_t slice_ns)
   return ready || reached(target);
 }
 
-}  // namespace
-
-void wait_for(const WaitTarget& target, WakeLine& peer_wake, const WaitPolicy& policy,
-              WaitObserver& observer) {
-  if (reached(target)) return;
+bool wait_for(const WaitTarget& target, WakeLine& peer_wake, const WaitPolicy& policy,
+              WaitObserver& observer, std::int64_t deadline_ns) {
+  if (reached(target)) return true;
   for (int i = 0; i < policy.spin_iterations; ++i) {
     cpu_relax();
-    if (reached(target)) return;
+    if (reached(target)) return true;
   }
   const std::int64_t start = now_ns();
   observer.on_slow_wait(target, 0);
   for (int i = 0; i < policy.yield_iterations; ++i) {
     sched_yield();
-    if (reached(target)) return;
+    if (reached(target)) return true;
     if ((i & 7) == 7) observer.on_slow_wait(target, now_ns() - start);
   }
   for (;;) {
-    observer.on_slow_wait(target, now_ns() - start);
-    if (sleep_once(target, peer_wake, policy.sleep_slice_ns)) return;
+    const std::int64_t now = now_ns();
+    observer.on_slow_wait(target, now - start);
+    std::int64_t slice = policy.sleep_slice_ns;
+    if (deadline_ns != kNoDeadline) {
+      if (now >= deadline_ns) return reached(target);
+      slice = std::min(slice, deadline_ns - now);
+    }
+    if (sleep_once(target, peer_wake, slice)) return true;
   }
 }
 

@@ -39,9 +39,19 @@ inline bool reached(const WaitTarget& t) {
   return t.word->load(std::memory_order_acquire) >= t.at_least;
 }
 
-// Returns once *target.word >= target.at_least. `peer_wake` is the wake line of target.peer.
-void wait_for(const WaitTarget& target, WakeLine& peer_wake, const WaitPolicy& policy,
-              WaitObserver& observer);
+constexpr std::int64_t kNoDeadline = -1;
+
+// Returns true once *target.word >= target.at_least, or false when `deadline_ns` (steady clock,
+// see now_ns) passed first. `peer_wake` is the wake line of target.peer.
+bool wait_for(const WaitTarget& target, WakeLine& peer_wake, const WaitPolicy& policy,
+              WaitObserver& observer, std::int64_t deadline_ns = kNoDeadline);
+
+// One futex sleep of at most `slice_ns` on the peer's wake line, following the protocol in
+// wake_line.hpp. Returns true if the flag is set.
+bool sleep_once(const WaitTarget& target, WakeLine& wake, std::int64_t slice_ns);
+
+// The steady clock in nanoseconds.
+std::int64_t now_ns();
 
 inline void cpu_relax() {
 #if defined(__x86_64__) || defined(__i386__)

@@ -1,9 +1,10 @@
-// One verified call of each collective, shared by the matrix and the mixed-sequence tests.
-// Each function fills the inputs from the pattern for `seq`, runs the call, and records a
+// One verified call of each collective, shared by the matrix, mixed-sequence and non-blocking
+// tests. Each function fills the inputs from the pattern for `seq`, runs the call, and records a
 // failure in `ctx` for every wrong byte, touched guard or written gap.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 
 #include "support/ranks.hpp"
 
@@ -16,7 +17,24 @@ struct CallSpec {
   Datatype type = kByte;
   bool in_place = false;
   std::size_t misalign = 0;  // user buffers start this many bytes past a cache line
+  bool nonblocking = false;  // start the non-blocking form (ibcast, ...) instead
 };
+
+// A started call: the request (empty for a blocking call) and the check of its results, which
+// holds the buffers and may run once the request is complete.
+struct PendingCheck {
+  Request request;
+  std::function<void()> verify;
+};
+PendingCheck start_bcast(Team& team, RankContext& ctx, const CallSpec& spec);
+PendingCheck start_scatter(Team& team, RankContext& ctx, const CallSpec& spec);
+PendingCheck start_gather(Team& team, RankContext& ctx, const CallSpec& spec);
+PendingCheck start_scatterv(Team& team, RankContext& ctx, const CallSpec& spec);
+PendingCheck start_gatherv(Team& team, RankContext& ctx, const CallSpec& spec);
+using StartCall = PendingCheck (*)(Team&, RankContext&, const CallSpec&);
+// By index, in the order of kCheckCalls.
+inline constexpr StartCall kStartCalls[] = {start_bcast, start_scatter, start_gather,
+                                            start_scatterv, start_gatherv};
 
 void check_bcast(Team& team, RankContext& ctx, const CallSpec& spec);
 void check_scatter(Team& team, RankContext& ctx, const CallSpec& spec);

@@ -1,0 +1,215 @@
+#include "core/progress_engine.hpp"
+
+namespace shmcoll {
+namespace {
+
+// How often a caller that polls (test loops, the progress thread) runs the slow checks, and how
+// long the progress thread sleeps at most between two looks at a stalled operation. Both bound
+// how late a dead peer or a timeout is noticed without anybody waiting.
+constexpr std::int64_t kPollCheckNs = 1'000'000;
+// The progress thread spins this many pause iterations before it sleeps: short, because on a
+// full machine it competes with the computation it is meant to overlap.
+constexpr int kThreadSpin = 256;
+
+}  // namespace
+
+ProgressEngine::ProgressEngine(TeamImpl& team, bool progress_thread)
+    : team_(team),
+      max_outstanding_(static_cast<std::size_t>(team.slots())),
+      threaded_(progress_thread) {
+  if (threaded_) thread_ = std::thread([this] { thread_main(); });
+}
+
+ProgressEngine::~ProgressEngine() {
+  {
+    auto guard = lock();
+    drain();
+    stop_ = true;
+  }
+  work_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+std::unique_lock<std::mutex> ProgressEngine::lock() {
+  return threaded_ ? std::unique_lock<std::mutex>(mutex_) : std::unique_lock<std::mutex>();
+}
+
+std::shared_ptr<detail::RequestState> ProgressEngine::start(std::unique_ptr<CollectiveOp> op) {
+  auto state = std::make_shared<detail::RequestState>();
+  state->op = std::move(op);
+  enqueue(state);
+  return state;
+}
+
+std::shared_ptr<detail::RequestState> ProgressEngine::start_refused(Status status,
+                                                                    std::string message) {
+  auto state = std::make_shared<detail::RequestState>();
+  state->start_status = status;
+  state->start_message = std::move(message);
+  enqueue(state);
+  return state;
+}
+
+void ProgressEngine::enqueue(const std::shared_ptr<detail::RequestState>& state) {
+  state->engine = this;
+  // The ring bound: with max_outstanding_ queued, the oldest completes first.
+  while (queue_.size() >= max_outstanding_) {
+    sync::WaitTarget target;
+    if (advance(target)) break;
+    wait_head(target, sync::kNoDeadline);
+  }
+  queue_.push_back(state);
+  sync::WaitTarget target;
+  advance(target);  // what can be done at once: arrival, the first chunks
+  team_.wake_sleepers();
+  if (threaded_) work_.notify_one();
+}
+
+void ProgressEngine::drain() {
+  for (;;) {
+    sync::WaitTarget target;
+    if (advance(target)) break;
+    wait_head(target, sync::kNoDeadline);
+  }
+  team_.wake_sleepers();
+}
+
+bool ProgressEngine::advance(sync::WaitTarget& blocked_on) {
+  while (!queue_.empty()) {
+    detail::RequestState& head = *queue_.front();
+    try {
+      // A refused start raises its error now, in its turn, as the blocking call would have.
+      if (!head.op) team_.fail(head.start_status, head.start_message);
+      team_.set_current(head.op.get());
+      if (!head.op->advance(blocked_on)) return false;
+      complete_head(nullptr);
+    } catch (...) {
+      fail_all(std::current_exception());
+    }
+  }
+  return true;
+}
+
+bool ProgressEngine::wait_head(const sync::WaitTarget& target, std::int64_t deadline_ns) {
+  try {
+    return team_.wait(target, deadline_ns);
+  } catch (...) {
+    fail_all(std::current_exception());
+    return true;
+  }
+}
+
+void ProgressEngine::check_stall(const sync::WaitTarget& target) {
+  const std::int64_t now = sync::now_ns();
+  if (target.word != stalled_on_.word || target.at_least != stalled_on_.at_least) {
+    stalled_on_ = target;
+    stalled_since_ns_ = last_check_ns_ = now;
+    return;
+  }
+  if (now - last_check_ns_ < kPollCheckNs) return;
+  last_check_ns_ = now;
+  try {
+    team_.on_slow_wait(target, now - stalled_since_ns_);
+  } catch (...) {
+    fail_all(std::current_exception());
+  }
+}
+
+void ProgressEngine::complete_head(std::exception_ptr error) {
+  std::shared_ptr<detail::RequestState> state = std::move(queue_.front());
+  queue_.pop_front();
+  team_.set_current(nullptr);
+  state->op.reset();
+  state->error = std::move(error);
+  // release: the error above is visible to whoever sees `complete` (Request::done, test).
+  state->complete.store(true, std::memory_order_release);
+}
+
+void ProgressEngine::fail_all(const std::exception_ptr& error) {
+  team_.set_current(nullptr);
+  // Record the error team-wide (fail() has done so for shmcoll's own errors; this covers the
+  // others), as the blocking driver does.
+  try {
+    std::rethrow_exception(error);
+  } catch (const Error& e) {
+    team_.record_abort(e.status(), e.what());
+  } catch (const std::exception& e) {
+    team_.record_abort(Status::kInternal, e.what());
+  } catch (...) {
+    team_.record_abort(Status::kInternal, "unknown exception");
+  }
+  // The head may have peers writing into its buffers; it returns when they no longer do.
+  if (!queue_.empty() && queue_.front()->op) queue_.front()->op->abandon();
+  // The later operations never started; they end with the team's error.
+  while (!queue_.empty()) complete_head(error);
+}
+
+bool ProgressEngine::test(detail::RequestState& request) {
+  if (request.complete.load(std::memory_order_acquire)) return true;
+  auto guard = lock();
+  sync::WaitTarget target;
+  const bool empty = advance(target);
+  team_.wake_sleepers();
+  if (!empty && !request.complete.load(std::memory_order_relaxed)) check_stall(target);
+  return request.complete.load(std::memory_order_acquire);
+}
+
+bool ProgressEngine::wait_until(detail::RequestState& request, std::int64_t deadline_ns) {
+  if (request.complete.load(std::memory_order_acquire)) return true;
+  auto guard = lock();
+  while (!request.complete.load(std::memory_order_relaxed)) {
+    sync::WaitTarget target;
+    if (advance(target)) break;  // the queue is empty, so the request is complete
+    if (request.complete.load(std::memory_order_relaxed)) break;
+    if (!wait_head(target, deadline_ns)) break;  // the deadline came first
+  }
+  team_.wake_sleepers();
+  return request.complete.load(std::memory_order_acquire);
+}
+
+void ProgressEngine::wait_any(detail::RequestState* const* requests, std::size_t n) {
+  auto any_complete = [&] {
+    for (std::size_t i = 0; i < n; ++i) {
+      if (requests[i] != nullptr && requests[i]->complete.load(std::memory_order_acquire))
+        return true;
+    }
+    return false;
+  };
+  auto guard = lock();
+  while (!any_complete()) {
+    sync::WaitTarget target;
+    if (advance(target)) break;
+    if (any_complete()) break;
+    wait_head(target, sync::kNoDeadline);
+  }
+  team_.wake_sleepers();
+}
+
+void ProgressEngine::thread_main() {
+  std::unique_lock<std::mutex> guard(mutex_);
+  while (!stop_) {
+    if (queue_.empty()) {
+      work_.wait(guard);
+      continue;
+    }
+    sync::WaitTarget target;
+    const bool empty = advance(target);
+    team_.wake_sleepers();
+    if (empty) continue;
+    check_stall(target);
+    if (queue_.empty()) continue;
+    // Wait for the head's target without the lock, so the caller's own calls never queue
+    // behind this thread's sleep. A peer's publish wakes the futex; the slice bounds how late
+    // the slow checks run.
+    guard.unlock();
+    bool ready = false;
+    for (int i = 0; i < kThreadSpin && !ready; ++i) {
+      sync::cpu_relax();
+      ready = sync::reached(target);
+    }
+    if (!ready) sync::sleep_once(target, team_.area(target.peer).wake(), kPollCheckNs);
+    guard.lock();
+  }
+}
+
+}  // namespace shmcoll

@@ -1,0 +1,100 @@
+// The non-blocking operations of one team: a queue of started operations, advanced in the order
+// they were started, by test()/wait(), by every other call into the team, and -- with
+// Options::progress_thread -- by a thread of its own.
+//
+// Why in order, one at a time: each rank has one status line and one progress line, whose tags
+// (operation, step) only grow, and a peer reads a later operation's tag as "this rank is done
+// with the earlier ones". So an operation may publish nothing before the operations started
+// before it are complete on this rank. The queue spares the caller the waiting, not the order.
+//
+// Depth: at most Team::slots() operations are outstanding (the ring depth: back-to-back small
+// operations overlap through the slots). Starting one more first completes the oldest, making
+// progress while it waits.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "core/operation.hpp"
+#include "shmcoll/error.hpp"
+
+namespace shmcoll {
+
+class ProgressEngine;
+
+namespace detail {
+struct RequestState {
+  ProgressEngine* engine = nullptr;
+  std::unique_ptr<CollectiveOp> op;
+  // An argument error found when the operation was started: it becomes the team's error when
+  // the operation's turn comes (as the blocking call would have raised it then).
+  Status start_status = Status::kOk;
+  std::string start_message;
+  std::exception_ptr error;           // set before `complete`
+  std::atomic<bool> complete{false};  // release/acquire: publishes `error`
+};
+}  // namespace detail
+
+class ProgressEngine {
+ public:
+  ProgressEngine(TeamImpl& team, bool progress_thread);
+  // Completes what is queued (errors end there), then stops the thread.
+  ~ProgressEngine();
+  ProgressEngine(const ProgressEngine&) = delete;
+  ProgressEngine& operator=(const ProgressEngine&) = delete;
+
+  // Held by every call into the team while a progress thread runs; a no-op lock otherwise.
+  std::unique_lock<std::mutex> lock();
+
+  // Queues a started operation and advances the queue once. Caller holds lock().
+  std::shared_ptr<detail::RequestState> start(std::unique_ptr<CollectiveOp> op);
+  // Queues an operation whose arguments were refused. Caller holds lock().
+  std::shared_ptr<detail::RequestState> start_refused(Status status, std::string message);
+  // Completes every queued operation; errors are left in their requests (and in the team).
+  // Caller holds lock(). Blocking collectives call this first.
+  void drain();
+  bool idle() const { return queue_.empty(); }
+
+  // For Request. Each takes lock() itself.
+  bool test(detail::RequestState& request);
+  bool wait_until(detail::RequestState& request, std::int64_t deadline_ns);
+  // Until one of `requests` (non-null) is complete, in queue order.
+  void wait_any(detail::RequestState* const* requests, std::size_t n);
+
+ private:
+  // Advances the queue, completing operations in order, until the head must wait (false, with
+  // `blocked_on`) or the queue is empty (true). Never waits; never throws: an error completes
+  // the head and every later request with it.
+  bool advance(sync::WaitTarget& blocked_on);
+  void enqueue(const std::shared_ptr<detail::RequestState>& state);
+  // Waits for the head's target, with the team's slow checks; false at the deadline.
+  bool wait_head(const sync::WaitTarget& target, std::int64_t deadline_ns);
+  // The slow checks (abort, dead peer, timeout, mismatch) for a caller that polls instead of
+  // waiting: run at most every millisecond, timing the stall from when the target last changed.
+  void check_stall(const sync::WaitTarget& target);
+  void fail_all(const std::exception_ptr& error);
+  void complete_head(std::exception_ptr error);
+  void thread_main();
+
+  TeamImpl& team_;
+  std::deque<std::shared_ptr<detail::RequestState>> queue_;
+  const std::size_t max_outstanding_;
+
+  sync::WaitTarget stalled_on_{};
+  std::int64_t stalled_since_ns_ = 0;
+  std::int64_t last_check_ns_ = 0;
+
+  const bool threaded_;
+  std::mutex mutex_;
+  std::condition_variable work_;  // signals the thread: queue not empty, or stop
+  bool stop_ = false;
+  std::thread thread_;  // last: started once everything above is initialised
+};
+
+}  // namespace shmcoll

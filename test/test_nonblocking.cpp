@@ -1,0 +1,227 @@
+// Non-blocking collectives (Team::ibcast and the others, shmcoll/request.hpp): the same results
+// as the blocking forms, several outstanding at once beyond the ring depth, mixed with blocking
+// calls, completed by test loops, wait_any and deadlines, with and without the progress thread;
+// errors at completion with the blocking forms' messages; a dead peer ends them.
+#include <doctest/doctest.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <csignal>
+#include <random>
+#include <thread>
+
+#include "support/collective_checks.hpp"
+
+namespace shmcoll::test {
+namespace {
+
+// The same random call on every rank (the generator is seeded alike).
+CallSpec random_call(std::mt19937_64& rng, int n, std::uint64_t seq, int& which) {
+  const std::uint64_t sizes[] = {0, 1, 8, 40, 100, 1024, 3000, 70'000};
+  which = static_cast<int>(rng() % 5);
+  CallSpec s;
+  s.seq = seq;
+  s.root = static_cast<int>(rng() % static_cast<std::uint64_t>(n));
+  s.in_place = which != 0 && rng() % 2 == 0;
+  s.misalign = rng() % 8;
+  s.type = rng() % 2 ? kInt32 : kByte;
+  s.count = sizes[rng() % std::size(sizes)] / (which >= 3 ? 4 * s.type.size : s.type.size);
+  return s;
+}
+
+Options nb_options(bool progress_thread) {
+  Options o = test_options(1024, 4);
+  o.single_copy_min_bytes = 4096;  // the larger sizes take the single copy when there is one
+  o.progress_thread = progress_thread;
+  return o;
+}
+
+}  // namespace
+
+TEST_CASE("non-blocking collectives give the blocking results, up to 8 outstanding, mixed") {
+  for (bool thread : {false, true}) {
+    for (int n : {2, 3, 5, 16}) {
+      std::string job;
+      auto outcome = run_ranks(
+          {.nranks = n},
+          [&](RankContext& ctx) {
+            Team team(ctx.bootstrap, nb_options(thread));
+            std::mt19937_64 rng(777 + static_cast<unsigned>(n));
+            std::uint64_t seq = 1;
+            for (int round = 0; round < 12; ++round) {
+              // 1 to 8 operations in flight (the ring holds 4: more makes the start wait),
+              // every third one blocking, completed in a way that depends on the round.
+              const int batch = 1 + static_cast<int>(rng() % 8);
+              std::vector<PendingCheck> pending;
+              for (int i = 0; i < batch; ++i) {
+                int which = 0;
+                CallSpec s = random_call(rng, n, seq++, which);
+                s.nonblocking = i % 3 != 2;
+                pending.push_back(kStartCalls[which](team, ctx, s));
+              }
+              std::vector<Request> requests;
+              for (PendingCheck& p : pending) requests.push_back(p.request);
+              switch (round % 4) {
+                case 0:
+                  Request::wait_all(requests);
+                  break;
+                case 1:  // test loops
+                  for (Request& r : requests) {
+                    while (!r.test()) {
+                    }
+                  }
+                  break;
+                case 2: {  // wait_any until none is left, taking each out once complete
+                  int completed = 0;
+                  for (;;) {
+                    const std::size_t i = Request::wait_any(requests);
+                    if (i == requests.size()) break;  // only empty requests are left
+                    ctx.check(requests[i].done(), "wait_any's request is complete");
+                    requests[i] = Request();  // empty: wait_any skips it from now on
+                    ++completed;
+                  }
+                  ctx.check(completed == batch - batch / 3, "wait_any returned each request once");
+                  break;
+                }
+                default:  // the last one first: the earlier ones complete on the way
+                  requests.back().wait();
+                  for (Request& r : requests) ctx.check(r.done(), "earlier requests completed");
+                  break;
+              }
+              for (PendingCheck& p : pending) p.verify();
+            }
+          },
+          &job);
+      INFO("team size " << n << std::string(thread ? ", progress thread" : "") << ": "
+                        << outcome.summary());
+      CHECK(outcome.succeeded());
+      CHECK(leftover_segments(job).empty());
+    }
+  }
+}
+
+TEST_CASE("the progress thread completes an operation while the caller makes no calls") {
+  for (bool thread : {false, true}) {
+    std::string job;
+    auto outcome = run_ranks(
+        {.nranks = 3},
+        [&](RankContext& ctx) {
+          Team team(ctx.bootstrap, nb_options(thread));
+          std::vector<int> data(10'000, ctx.rank == 0 ? 42 : 0);
+          // The root starts late, so nothing can complete at the receivers' start.
+          if (ctx.rank == 0) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+          Request r = team.ibcast(std::span<int>(data), 0);
+          std::this_thread::sleep_for(std::chrono::milliseconds(300));  // "computing"
+          const bool done_alone = r.done();
+          if (ctx.rank != 0) {
+            // Without the thread nothing moved while the receiver computed.
+            ctx.check(done_alone == thread, thread ? "the progress thread completed it"
+                                                   : "without calls nothing completes it");
+          }
+          r.wait();
+          ctx.check(data[9'999] == 42 && data[0] == 42, "the data arrived");
+        },
+        &job);
+    INFO(std::string(thread ? "progress thread: " : "no thread: ") << outcome.summary());
+    CHECK(outcome.succeeded());
+  }
+}
+
+TEST_CASE("a deadline passes while a peer is late; the request completes later") {
+  auto outcome = run_ranks({.nranks = 2}, [&](RankContext& ctx) {
+    Team team(ctx.bootstrap, nb_options(false));
+    std::vector<int> data(100, ctx.rank == 0 ? 7 : 0);
+    if (ctx.rank == 0) std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    Request r = team.ibcast(std::span<int>(data), 0);
+    if (ctx.rank == 1) {
+      const auto t0 = std::chrono::steady_clock::now();
+      ctx.check(!r.wait_for(std::chrono::milliseconds(20)), "the deadline comes first");
+      const auto waited = std::chrono::steady_clock::now() - t0;
+      ctx.check(waited >= std::chrono::milliseconds(20) && waited < std::chrono::milliseconds(150),
+                "wait_for returns at its deadline");
+      ctx.check(!r.done(), "the request is still outstanding");
+    }
+    r.wait();
+    ctx.check(data[99] == 7, "the data arrived");
+  });
+  INFO(outcome.summary());
+  CHECK(outcome.succeeded());
+}
+
+TEST_CASE("a bad argument fails the request at completion with the blocking message") {
+  for (bool thread : {false, true}) {
+    auto outcome = run_ranks({.nranks = 3}, [&](RankContext& ctx) {
+      Team team(ctx.bootstrap, nb_options(thread));
+      std::vector<int> a(64, 1), b(64, 2);
+      // A good operation first: it must complete normally despite the bad one after it.
+      Request good = team.ibcast(std::span<int>(a), 0);
+      Request bad = team.ibcast(b.data(), ctx.rank == 2 ? -5 : 64, kInt32, 0);
+      good.wait();
+      try {
+        bad.wait();
+        ctx.fail("the bad request completed without an error");
+      } catch (const InvalidArgument& e) {
+        const std::string what = e.what();
+        ctx.check(what.find("count = -5 is negative") != std::string::npos &&
+                      what.find("rank 2") != std::string::npos,
+                  "the message names the argument, the rank and the value");
+      }
+      // The team is over, as after a blocking error.
+      try {
+        team.ibcast(std::span<int>(a), 0).wait();
+        ctx.fail("a request on an aborted team succeeded");
+      } catch (const InvalidArgument&) {
+      }
+    });
+    INFO(outcome.summary());
+    CHECK(outcome.succeeded());
+  }
+}
+
+TEST_CASE("a peer dying during outstanding operations ends them with an error") {
+  for (bool thread : {false, true}) {
+    for (int mode = 0; mode < 2; ++mode) {  // completed by wait, or by a test loop
+      std::string job;
+      auto outcome = run_ranks(
+          {.nranks = 4, .deadline_s = 60, .stop_on_failure = false},
+          [&](RankContext& ctx) {
+            Options o = nb_options(thread);
+            o.timeout_s = 30;
+            Team team(ctx.bootstrap, o);
+            std::vector<int> a(50'000, 3), b(50'000, 4);
+            if (ctx.rank == 3) {
+              team.ibcast(std::span<int>(a), 0).wait();
+              raise(SIGKILL);  // dies before the second operation
+            }
+            Request first = team.ibcast(std::span<int>(a), 0);
+            Request second = team.igather(b.data(), 100, kInt32, b.data(), 100, kInt32, 1);
+            const auto t0 = std::chrono::steady_clock::now();
+            try {
+              first.wait();
+              if (mode == 0) {
+                second.wait();
+              } else {
+                while (!second.test()) {
+                }
+              }
+              ctx.fail("the operations completed although rank 3 died");
+            } catch (const PeerFailed& e) {
+              const double s =
+                  std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+              ctx.check(s < 5, "the error comes within a bounded time");
+              ctx.check(std::string(e.what()).find("rank 3") != std::string::npos,
+                        "the error names the dead rank");
+              ctx.check(second.done(), "every outstanding request is complete");
+            }
+          },
+          &job);
+      INFO("mode " << mode << std::string(thread ? ", progress thread" : "") << ": "
+                   << outcome.summary());
+      for (std::size_t r = 0; r < 3; ++r) CHECK_MESSAGE(outcome.ranks[r].succeeded(), "rank " << r);
+      CHECK_FALSE(outcome.timed_out);
+      CHECK(leftover_segments(job).empty());
+    }
+  }
+}
+
+}  // namespace shmcoll::test
