@@ -15,19 +15,7 @@
 namespace shmcoll::test {
 namespace {
 
-// The same random call on every rank (the generator is seeded alike).
-CallSpec random_call(std::mt19937_64& rng, int n, std::uint64_t seq, int& which) {
-  const std::uint64_t sizes[] = {0, 1, 8, 40, 100, 1024, 3000, 70'000};
-  which = static_cast<int>(rng() % 5);
-  CallSpec s;
-  s.seq = seq;
-  s.root = static_cast<int>(rng() % static_cast<std::uint64_t>(n));
-  s.in_place = which != 0 && rng() % 2 == 0;
-  s.misalign = rng() % 8;
-  s.type = rng() % 2 ? kInt32 : kByte;
-  s.count = sizes[rng() % std::size(sizes)] / (which >= 3 ? 4 * s.type.size : s.type.size);
-  return s;
-}
+constexpr std::uint64_t kSizes[] = {0, 1, 8, 40, 100, 1024, 3000, 70'000};
 
 Options nb_options(bool progress_thread) {
   Options o = test_options(1024, 4);
@@ -54,10 +42,9 @@ TEST_CASE("non-blocking collectives give the blocking results, up to 8 outstandi
               const int batch = 1 + static_cast<int>(rng() % 8);
               std::vector<PendingCheck> pending;
               for (int i = 0; i < batch; ++i) {
-                int which = 0;
-                CallSpec s = random_call(rng, n, seq++, which);
-                s.nonblocking = i % 3 != 2;
-                pending.push_back(kStartCalls[which](team, ctx, s));
+                RandomCall c = random_call(rng, n, seq++, kSizes);
+                c.spec.nonblocking = i % 3 != 2;
+                pending.push_back(kStartCalls[c.which](team, ctx, c.spec));
               }
               std::vector<Request> requests;
               for (PendingCheck& p : pending) requests.push_back(p.request);

@@ -27,16 +27,8 @@ TEST_CASE("mixed collectives back to back with changing roots, sizes and in-plac
             std::mt19937_64 rng(12345);  // same sequence on every rank
             const std::uint64_t sizes[] = {0, 1, 8, 40, 41, 100, 1024, 1500, 5000};
             for (std::uint64_t seq = 1; seq <= 400; ++seq) {
-              const int which = static_cast<int>(rng() % 5);
-              CallSpec s;
-              s.seq = seq;
-              s.root = static_cast<int>(rng() % static_cast<std::uint64_t>(n));
-              s.in_place = which != 0 && rng() % 2 == 0;
-              s.misalign = rng() % 8;
-              s.type = rng() % 2 ? kInt32 : kByte;
-              s.count =
-                  sizes[rng() % std::size(sizes)] / (which >= 3 ? 4 * s.type.size : s.type.size);
-              kCheckCalls[which](team, ctx, s);
+              const RandomCall c = random_call(rng, n, seq, sizes);
+              kCheckCalls[c.which](team, ctx, c.spec);
             }
           },
           &job);

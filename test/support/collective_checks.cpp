@@ -48,6 +48,20 @@ void expect_guards(RankContext& ctx, const char* what, const GuardedBuffer& b) {
 
 }  // namespace
 
+RandomCall random_call(std::mt19937_64& rng, int team_size, std::uint64_t seq,
+                       std::span<const std::uint64_t> sizes) {
+  RandomCall c;
+  c.which = static_cast<int>(rng() % 5);
+  CallSpec& s = c.spec;
+  s.seq = seq;
+  s.root = static_cast<int>(rng() % static_cast<std::uint64_t>(team_size));
+  s.in_place = c.which != 0 && rng() % 2 == 0;
+  s.misalign = rng() % 8;
+  s.type = rng() % 2 ? kInt32 : kByte;
+  s.count = sizes[rng() % sizes.size()] / (c.which >= 3 ? 4 * s.type.size : s.type.size);
+  return c;
+}
+
 VLayout v_layout(int size, std::uint64_t seq, std::uint64_t unit) {
   VLayout l;
   l.counts.resize(static_cast<std::size_t>(size));

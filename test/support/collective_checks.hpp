@@ -5,6 +5,8 @@
 
 #include <cstdint>
 #include <functional>
+#include <random>
+#include <span>
 
 #include "support/ranks.hpp"
 
@@ -47,6 +49,16 @@ void check_gatherv(Team& team, RankContext& ctx, const CallSpec& spec);
 using CheckCall = void (*)(Team&, RankContext&, const CallSpec&);
 inline constexpr CheckCall kCheckCalls[] = {check_bcast, check_scatter, check_gather,
                                             check_scatterv, check_gatherv};
+
+// A random call, the same on every rank when their generators are seeded alike: which of the
+// five (index into kCheckCalls / kStartCalls), root, in-place, misalignment, datatype, and a
+// size from `sizes` in bytes (per block; the v forms' unit is a quarter of it).
+struct RandomCall {
+  int which = 0;
+  CallSpec spec;
+};
+RandomCall random_call(std::mt19937_64& rng, int team_size, std::uint64_t seq,
+                       std::span<const std::uint64_t> sizes);
 
 // The v-form layout used by the checks: uneven counts (some zero) and displacements laid out
 // in a non-monotonic rank order with gaps.
