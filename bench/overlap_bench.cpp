@@ -6,11 +6,14 @@
 //   overlap  100 x (1 - (overall - compute) / pure), clamped to [0, 100]
 // Each iteration starts after a barrier; the root is rank 0; figures are means over iterations,
 // averaged over ranks. Run it with and without SHMCOLL_PROGRESS_THREAD=1 (the table says which).
+// --idle: the "computation" sleeps instead of spinning (I/O, waiting for a device), leaving the
+// core free -- where a progress thread can run even without spare cores.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "core/byte_size.hpp"
@@ -28,9 +31,13 @@ double seconds_since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
 }
 
-// Computation that touches no shared state: spins on the clock for `s` seconds.
-void compute_for(double s) {
+// Computation that touches no shared state: spins on the clock for `s` seconds, or sleeps.
+void compute_for(double s, bool idle) {
   const auto until = Clock::now() + std::chrono::duration<double>(s);
+  if (idle) {
+    std::this_thread::sleep_until(until);
+    return;
+  }
   while (Clock::now() < until) {
   }
 }
@@ -65,8 +72,11 @@ int iterations_for(std::uint64_t bytes) {
 
 int main(int argc, char** argv) {
   std::vector<std::uint64_t> sizes = {8, 64 * 1024, 4 * 1024 * 1024};
+  bool idle = false;
   for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--sizes") && i + 1 < argc) {
+    if (!std::strcmp(argv[i], "--idle")) {
+      idle = true;
+    } else if (!std::strcmp(argv[i], "--sizes") && i + 1 < argc) {
       sizes.clear();
       std::string list = argv[++i];
       for (std::size_t pos = 0; pos < list.size();) {
@@ -81,7 +91,7 @@ int main(int argc, char** argv) {
       }
     } else {
       std::fprintf(stderr,
-                   "usage: shmcoll-run -n N shmcoll-overlap [--sizes 8,64K,4M]\n"
+                   "usage: shmcoll-run -n N shmcoll-overlap [--sizes 8,64K,4M] [--idle]\n"
                    "(SHMCOLL_PROGRESS_THREAD=1 for the progress thread)\n");
       return 2;
     }
@@ -95,10 +105,12 @@ int main(int argc, char** argv) {
     b.send.assign(largest * static_cast<std::uint64_t>(size), std::byte{1});
     b.recv.assign(largest * static_cast<std::uint64_t>(size), std::byte{0});
     if (me == 0) {
-      std::printf("# shmcoll-overlap: %d ranks, progress thread %s, checks=%s\n# machine: %s\n",
-                  size, team.options().progress_thread ? "on" : "off",
-                  team.options().checks == CheckLevel::kFull ? "full" : "basic",
-                  bench::describe_machine().c_str());
+      std::printf(
+          "# shmcoll-overlap: %d ranks, progress thread %s, computation %s, checks=%s\n"
+          "# machine: %s\n",
+          size, team.options().progress_thread ? "on" : "off", idle ? "sleeps" : "spins",
+          team.options().checks == CheckLevel::kFull ? "full" : "basic",
+          bench::describe_machine().c_str());
       std::printf("collective,bytes,progress_thread,pure_us,compute_us,overall_us,overlap_pct\n");
     }
     for (int c = 0; c < 5; ++c) {
@@ -123,7 +135,7 @@ int main(int argc, char** argv) {
           const auto t0 = Clock::now();
           Request r = start(team, c, bytes, b);
           const auto t1 = Clock::now();
-          compute_for(pure);
+          compute_for(pure, idle);
           compute += seconds_since(t1);
           r.wait();
           overall += seconds_since(t0);
