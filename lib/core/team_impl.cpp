@@ -170,6 +170,10 @@ void TeamImpl::on_slow_wait(const sync::WaitTarget& target, std::int64_t waited_
     last_liveness_check_ns_ = now;
     const int peer = target.peer;
     if (!peer_alive(peer)) {
+      // What the peer published before it died may be all this wait needs (it passed a barrier
+      // and died in the next operation): then this wait ends normally and the next one on that
+      // peer reports it.
+      if (sync::reached(target)) return;
       // A peer that exited after the team was aborted is a consequence, not the cause.
       check_aborted();
       fail(Status::kPeerFailed,
