@@ -53,11 +53,7 @@ std::shared_ptr<detail::RequestState> ProgressEngine::start_refused(Status statu
 void ProgressEngine::enqueue(const std::shared_ptr<detail::RequestState>& state) {
   state->engine = this;
   // The ring bound: with max_outstanding_ queued, the oldest completes first.
-  while (queue_.size() >= max_outstanding_) {
-    sync::WaitTarget target;
-    if (advance(target)) break;
-    wait_head(target, sync::kNoDeadline);
-  }
+  progress_until([&] { return queue_.size() < max_outstanding_; }, sync::kNoDeadline);
   queue_.push_back(state);
   sync::WaitTarget target;
   advance(target);  // what can be done at once: arrival, the first chunks
@@ -66,12 +62,19 @@ void ProgressEngine::enqueue(const std::shared_ptr<detail::RequestState>& state)
 }
 
 void ProgressEngine::drain() {
-  for (;;) {
-    sync::WaitTarget target;
-    if (advance(target)) break;
-    wait_head(target, sync::kNoDeadline);
-  }
+  progress_until([&] { return queue_.empty(); }, sync::kNoDeadline);
   team_.wake_sleepers();
+}
+
+template <class Done>
+bool ProgressEngine::progress_until(Done&& done, std::int64_t deadline_ns) {
+  for (;;) {
+    if (done()) return true;
+    sync::WaitTarget target;
+    // An empty queue means every request is complete, so `done` holds or never will.
+    if (advance(target) || done()) return true;
+    if (!wait_head(target, deadline_ns)) return done();  // the deadline came first
+  }
 }
 
 bool ProgressEngine::advance(sync::WaitTarget& blocked_on) {
@@ -157,12 +160,7 @@ bool ProgressEngine::test(detail::RequestState& request) {
 bool ProgressEngine::wait_until(detail::RequestState& request, std::int64_t deadline_ns) {
   if (request.complete.load(std::memory_order_acquire)) return true;
   auto guard = lock();
-  while (!request.complete.load(std::memory_order_relaxed)) {
-    sync::WaitTarget target;
-    if (advance(target)) break;  // the queue is empty, so the request is complete
-    if (request.complete.load(std::memory_order_relaxed)) break;
-    if (!wait_head(target, deadline_ns)) break;  // the deadline came first
-  }
+  progress_until([&] { return request.complete.load(std::memory_order_relaxed); }, deadline_ns);
   team_.wake_sleepers();
   return request.complete.load(std::memory_order_acquire);
 }
@@ -176,12 +174,7 @@ void ProgressEngine::wait_any(detail::RequestState* const* requests, std::size_t
     return false;
   };
   auto guard = lock();
-  while (!any_complete()) {
-    sync::WaitTarget target;
-    if (advance(target)) break;
-    if (any_complete()) break;
-    wait_head(target, sync::kNoDeadline);
-  }
+  progress_until(any_complete, sync::kNoDeadline);
   team_.wake_sleepers();
 }
 

@@ -73,6 +73,10 @@ class ProgressEngine {
   // the head and every later request with it.
   bool advance(sync::WaitTarget& blocked_on);
   void enqueue(const std::shared_ptr<detail::RequestState>& state);
+  // Advances the queue, waiting for the head whenever it blocks, until `done()` holds (true)
+  // or the deadline passes (false, unless `done()` holds by then).
+  template <class Done>
+  bool progress_until(Done&& done, std::int64_t deadline_ns);
   // Waits for the head's target, with the team's slow checks; false at the deadline.
   bool wait_head(const sync::WaitTarget& target, std::int64_t deadline_ns);
   // The slow checks (abort, dead peer, timeout, mismatch) for a caller that polls instead of
