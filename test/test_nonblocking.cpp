@@ -3,11 +3,16 @@
 // calls, completed by test loops, wait_any and deadlines, with and without the progress thread;
 // errors at completion with the blocking forms' messages; a dead peer ends them.
 #include <doctest/doctest.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
 #include <random>
+#include <sstream>
 #include <thread>
 
 #include "support/collective_checks.hpp"
@@ -22,6 +27,26 @@ Options nb_options(bool progress_thread) {
   o.single_copy_min_bytes = 4096;  // the larger sizes take the single copy when there is one
   o.progress_thread = progress_thread;
   return o;
+}
+
+// Runs `body` with this process's stderr going to a file; returns what was written.
+template <class Body>
+std::string capture_stderr(Body&& body) {
+  char path[] = "/tmp/shmcoll-stderr-XXXXXX";
+  const int fd = mkstemp(path);
+  std::fflush(stderr);
+  const int saved = dup(2);
+  dup2(fd, 2);
+  body();
+  std::fflush(stderr);
+  dup2(saved, 2);
+  close(saved);
+  close(fd);
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  unlink(path);
+  return text.str();
 }
 
 }  // namespace
@@ -210,5 +235,75 @@ TEST_CASE("a peer dying during outstanding operations ends them with an error") 
     }
   }
 }
+
+TEST_CASE("the last handle of an incomplete request waits for its operation when released") {
+  for (bool thread : {false, true}) {
+    auto outcome = run_ranks({.nranks = 3}, [&](RankContext& ctx) {
+      Team team(ctx.bootstrap, nb_options(thread));
+      std::vector<int> data(20'000, ctx.rank == 0 ? 9 : 0);
+      // The root starts late, so the receivers' requests are incomplete when they let go.
+      if (ctx.rank == 0) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      const std::string said = capture_stderr([&] {
+        Request r = team.ibcast(std::span<int>(data), 0);
+        Request copy = r;  // two handles: dropping one must not wait
+        r = Request();
+        ctx.check(ctx.rank == 0 || !copy.done(), "a copy keeps the request outstanding");
+      });  // the last handle goes here
+      ctx.check(data[0] == 9 && data[19'999] == 9, "the data arrived before the release returned");
+      if (ctx.rank != 0) {
+#ifdef NDEBUG
+        ctx.check(said.empty(), "release builds print nothing");
+#else
+        ctx.check(said.find("released before it completed") != std::string::npos &&
+                      said.find("bcast (root 0)") != std::string::npos,
+                  "debug builds name the operation on stderr");
+#endif
+      }
+      team.barrier();  // the team is still in order
+    });
+    INFO(std::string(thread ? "progress thread: " : "no thread: ") << outcome.summary());
+    CHECK(outcome.succeeded());
+  }
+}
+
+#ifndef NDEBUG
+TEST_CASE("debug builds: a send buffer written or freed before completion fails the request") {
+  for (int mode = 0; mode < 2; ++mode) {  // written; unmapped
+    auto outcome = run_ranks({.nranks = 2}, [&](RankContext& ctx) {
+      Team team(ctx.bootstrap, nb_options(false));
+      // 3000 bytes: below the single-copy size, so the root's start puts the whole message in
+      // the slots (3 chunks of 1024 in a ring of 4) and its buffer is not read again.
+      const std::size_t bytes = 3000;
+      auto* page = static_cast<std::byte*>(
+          mmap(nullptr, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+      std::memset(page, ctx.rank == 0 ? 5 : 0, 4096);
+      if (ctx.rank == 1) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      Request r = team.ibcast(page, static_cast<Count>(bytes), kByte, 0);
+      if (ctx.rank == 0) {
+        if (mode == 0) {
+          page[100] = std::byte{6};
+        } else {
+          munmap(page, 4096);
+        }
+      }
+      try {
+        r.wait();
+        team.barrier();  // the receiver learns of the root's error here at the latest
+        ctx.fail("no error although the root's send buffer was %s", mode ? "freed" : "written");
+      } catch (const InvalidArgument& e) {
+        const std::string what = e.what();
+        ctx.check(what.find("touched before the request completed") != std::string::npos &&
+                      what.find("rank 0") != std::string::npos &&
+                      what.find(mode == 0 ? "3000 bytes at" : "no longer mapped") !=
+                          std::string::npos,
+                  "the message names the operation, the rank and the buffer");
+      }
+      if (ctx.rank == 1 || mode == 0) munmap(page, 4096);
+    });
+    INFO("mode " << mode << ": " << outcome.summary());
+    CHECK(outcome.succeeded());
+  }
+}
+#endif
 
 }  // namespace shmcoll::test

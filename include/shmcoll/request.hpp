@@ -24,6 +24,16 @@ class Request {
  public:
   Request() = default;  // an empty request: already complete
   explicit Request(std::shared_ptr<detail::RequestState> state) : state_(std::move(state)) {}
+  // Copies share the operation. When the last handle of an incomplete request is destroyed or
+  // assigned over, it waits for the operation first (as std::future from std::async does), so
+  // buffers declared before the request are not released under a transfer. Debug builds say so
+  // on stderr, as it is usually a forgotten wait(); an error stays recorded in the team, whose
+  // next call raises it.
+  Request(const Request&) = default;
+  Request(Request&&) noexcept = default;
+  Request& operator=(const Request& other);
+  Request& operator=(Request&& other) noexcept;
+  ~Request();
 
   // Makes what progress is possible without waiting; true once the operation is complete on
   // this rank (then throws its error, if it failed).
@@ -46,6 +56,7 @@ class Request {
   static std::size_t wait_any(std::span<Request> requests);
 
  private:
+  void release();  // this handle lets go of state_ (see the destructor)
   std::shared_ptr<detail::RequestState> state_;
 };
 

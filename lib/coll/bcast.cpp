@@ -16,6 +16,7 @@ BcastOp::BcastOp(TeamImpl& team, void* buffer, Count count, Datatype type, int r
   validate::buffer(ctx, "buffer", buffer, sig_.bytes);
   validate::stream_length(ctx, sig_.bytes);
   expose(buffer);
+  if (ctx.is_root()) lend(buffer, sig_.bytes);
 }
 
 bool BcastOp::advance_data(sync::WaitTarget& blocked_on) {

@@ -33,6 +33,7 @@ GatherOp::GatherOp(TeamImpl& team, const void* sendbuf, Count sendcount, Datatyp
   }
   validate::stream_length(ctx, sig_.bytes);
   expose(ctx.is_root() ? recvbuf : sendbuf);
+  if (!in_place) lend(sendbuf, sig_.bytes);
 }
 
 bool GatherOp::advance_data(sync::WaitTarget& blocked_on) {

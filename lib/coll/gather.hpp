@@ -79,6 +79,7 @@ class GathervOp final : public CollectiveOp {
   std::vector<int> direct_peers_;
   std::size_t next_direct_ = 0;
   bool direct_ = false;  // a sender that writes its own block
+  SteppedTransfer direct_copy_;
   ScatterTableEntry entry_;
   RangeReader reader_;
   std::uint64_t acked_ = 0;

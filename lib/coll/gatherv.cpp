@@ -22,6 +22,7 @@ GathervOp::GathervOp(TeamImpl& team, const void* sendbuf, Count sendcount, Datat
     validate::stream_length(ctx, sig_.bytes);
     direct_ = team.single_copy_for(sig_.bytes);
     expose(sendbuf);
+    lend(sendbuf, sig_.bytes);
     return;
   }
   expose(recvbuf);
@@ -45,6 +46,7 @@ GathervOp::GathervOp(TeamImpl& team, const void* sendbuf, Count sendcount, Datat
                                  "] x recvtype = " + std::to_string(want) + " bytes");
     }
     validate::buffer(ctx, "sendbuf", sendbuf, mine);
+    lend(sendbuf, mine);
   }
   for (int r = 0; r < team.size(); ++r) {
     if (r != root && team.single_copy_for(blocks[static_cast<std::size_t>(r)].bytes))
@@ -138,10 +140,11 @@ bool GathervOp::send_direct(sync::WaitTarget& blocked_on) {
   if (read_peer_arrival(team_.area(sig_.root).status(), op_, root) != PeerState::kRead) {
     team_.fail(Status::kInternal, "the root of " + where() + " left before this rank's copy");
   }
-  SingleCopyExchange::transfer(*this, team_, sig_.root,
-                               root.address + (entry_.offset & ~ScatterTableEntry::kDirect),
-                               const_cast<std::byte*>(sendbuf_), entry_.bytes,
-                               /*local_is_source=*/true);
+  if (!direct_copy_.step(*this, team_, sig_.root,
+                         root.address + (entry_.offset & ~ScatterTableEntry::kDirect),
+                         const_cast<std::byte*>(sendbuf_), entry_.bytes,
+                         /*local_is_source=*/true, blocked_on))
+    return false;
   team_.publish(team_.self().progress().copied_op, op_);
   defer_final_ack(sync::step_consumed(StreamShape{entry_at + 1, slot}.chunk_of(entry_at)));
   return true;

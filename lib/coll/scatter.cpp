@@ -21,6 +21,7 @@ ScatterOp::ScatterOp(TeamImpl& team, const void* sendbuf, Count sendcount, Datat
     sig_.count = sendcount;
     sig_.type = sendtype;
     validate::stream_length(ctx, sig_.bytes * static_cast<std::uint64_t>(team.size()));
+    lend(sendbuf, sig_.bytes * static_cast<std::uint64_t>(team.size()));
   }
   expose(ctx.is_root() ? sendbuf : recvbuf);
 }

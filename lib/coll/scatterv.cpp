@@ -27,6 +27,7 @@ ScattervOp::ScattervOp(TeamImpl& team, const void* sendbuf, std::span<const Coun
   for (std::size_t r = 0; r < blocks.size(); ++r) {
     send_bytes_[r] = blocks[r].bytes;
     validate::buffer(ctx, "sendbuf", sendbuf, blocks[r].bytes);
+    lend(sendbuf_ + blocks[r].offset, blocks[r].bytes);
     if (static_cast<int>(r) != root) total += blocks[r].bytes;
   }
   validate::stream_length(ctx, total + 16 * blocks.size() + 64 * blocks.size());
@@ -104,9 +105,10 @@ bool ScattervOp::copy_direct_block(sync::WaitTarget& blocked_on) {
     blocked_on = {&status.tag, sync::make_tag(op_, sync::kStepArrived), sig_.root};
     return false;
   }
-  SingleCopyExchange::transfer(*this, team_, sig_.root,
-                               root.address + (entry_.offset & ~ScatterTableEntry::kDirect),
-                               recvbuf_, entry_.bytes, /*local_is_source=*/false);
+  if (!direct_copy_.step(*this, team_, sig_.root,
+                         root.address + (entry_.offset & ~ScatterTableEntry::kDirect), recvbuf_,
+                         entry_.bytes, /*local_is_source=*/false, blocked_on))
+    return false;
   team_.publish(team_.self().progress().copied_op, op_);
   return true;
 }

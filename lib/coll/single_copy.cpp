@@ -2,6 +2,7 @@
 
 #include <sched.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -94,6 +95,23 @@ void SingleCopyExchange::transfer(const CollectiveOp& op, TeamImpl& team, int pe
   }
 }
 
+bool SteppedTransfer::step(const CollectiveOp& op, TeamImpl& team, int peer,
+                           std::uint64_t remote, std::byte* local, std::uint64_t bytes,
+                           bool local_is_source, sync::WaitTarget& blocked_on) {
+  const std::uint64_t piece = std::min(kPieceBytes, bytes - moved_);
+  SingleCopyExchange::transfer(op, team, peer, remote + moved_, local + moved_, piece,
+                               local_is_source);
+  moved_ += piece;
+  if (moved_ == bytes) {
+    moved_ = 0;
+    return true;
+  }
+  // relaxed: only this rank's own waits read it, on this thread or under the engine's lock.
+  const std::uint64_t n = pieces_.fetch_add(1, std::memory_order_relaxed) + 1;
+  blocked_on = {&pieces_, n, team.rank()};
+  return false;
+}
+
 bool SingleCopyExchange::move_root_share(CollectiveOp& op, TeamImpl& team,
                                          sync::WaitTarget& blocked_on) {
   const bool from_root = plan_.flow == Flow::kFromRoot;
@@ -103,7 +121,9 @@ bool SingleCopyExchange::move_root_share(CollectiveOp& op, TeamImpl& team,
     PeerArrival arrival;
     if (!arrival_of(op, team, peer, arrival, blocked_on)) return false;
     std::byte* mine = plan_.local + static_cast<std::uint64_t>(peer) * plan_.block_stride;
-    transfer(op, team, peer, arrival.address, mine, plan_.root_share, from_root);
+    if (!piece_.step(op, team, peer, arrival.address, mine, plan_.root_share, from_root,
+                     blocked_on))
+      return false;
   }
   return true;
 }
@@ -116,9 +136,8 @@ bool SingleCopyExchange::move_peer_share(CollectiveOp& op, TeamImpl& team,
   const std::uint64_t share = plan_.root_share;
   const std::uint64_t remote =
       arrival.address + static_cast<std::uint64_t>(team.rank()) * plan_.block_stride + share;
-  transfer(op, team, root, remote, plan_.local + share, plan_.block_bytes - share,
-           plan_.flow == Flow::kToRoot);
-  return true;
+  return piece_.step(op, team, root, remote, plan_.local + share, plan_.block_bytes - share,
+                     plan_.flow == Flow::kToRoot, blocked_on);
 }
 
 bool SingleCopyExchange::all_copied(TeamImpl& team, std::uint64_t op, const std::vector<int>& peers,

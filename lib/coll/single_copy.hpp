@@ -22,12 +22,35 @@
 // abandoned cannot harm its owner, so they are not fenced.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <vector>
 
 #include "core/operation.hpp"
 
 namespace shmcoll {
+
+// Bounded work per advance: a single copy moves in pieces of at most kPieceBytes and the
+// operation yields between pieces, so that test() returns, and a progress thread lets go of the
+// team's lock, within one piece's time (some 20-50 us) however large the message.
+class SteppedTransfer {
+ public:
+  static constexpr std::uint64_t kPieceBytes = std::uint64_t{512} << 10;
+
+  // Moves the next piece of the transfer SingleCopyExchange::transfer describes. True once all
+  // `bytes` have moved (the object is then ready for the next transfer); otherwise false with
+  // `blocked_on` set to a target that is already reached: the caller's wait returns at once.
+  bool step(const CollectiveOp& op, TeamImpl& team, int peer, std::uint64_t remote,
+            std::byte* local, std::uint64_t bytes, bool local_is_source,
+            sync::WaitTarget& blocked_on);
+
+ private:
+  std::uint64_t moved_ = 0;
+  // The yield target's word: it changes with every piece, so a poller's stall clock (which
+  // restarts when the target changes) never mistakes a long transfer for a stalled peer. Only
+  // this rank reads it; atomic because WaitTarget points at atomics.
+  std::atomic<std::uint64_t> pieces_{0};
+};
 
 class SingleCopyExchange {
  public:
@@ -85,6 +108,7 @@ class SingleCopyExchange {
   Plan plan_;
   Stage stage_ = Stage::kMove;
   int next_peer_ = 0;
+  SteppedTransfer piece_;
 };
 
 }  // namespace shmcoll

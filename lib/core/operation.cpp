@@ -89,13 +89,18 @@ void CollectiveOp::flush_deferred_ack() {
   }
 }
 
+void CollectiveOp::arrive() {
+  if (stage_ != Stage::kStart) return;
+  op_ = team_.next_op();
+  team_.publish_arrival(op_, sig_, exposed_);
+  fault_point(FaultPoint::kArrived);
+  stage_ = Stage::kData;
+}
+
 bool CollectiveOp::advance(sync::WaitTarget& blocked_on) {
   switch (stage_) {
     case Stage::kStart:
-      op_ = team_.next_op();
-      team_.publish_arrival(op_, sig_, exposed_);
-      fault_point(FaultPoint::kArrived);
-      stage_ = Stage::kData;
+      arrive();
       [[fallthrough]];
     case Stage::kData:
       if (!advance_data(blocked_on)) return false;

@@ -13,7 +13,9 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
+#include "core/buffer_guard.hpp"
 #include "core/signature.hpp"
 #include "core/team_impl.hpp"
 #include "sync/waiter.hpp"
@@ -30,6 +32,9 @@ class CollectiveOp {
   // True when the operation is complete on this rank; otherwise `blocked_on` says what it
   // waits for.
   bool advance(sync::WaitTarget& blocked_on);
+  // Only the start stage (numbering, arrival), if not done yet: what a caller that leaves the
+  // rest to a progress thread does, so that peers waiting for this rank can go on.
+  void arrive();
 
   const OpSignature& signature() const { return sig_; }
   std::uint64_t op() const { return op_; }
@@ -42,6 +47,12 @@ class CollectiveOp {
   // Compares a peer's published signature for this operation with ours; aborts the team on a
   // mismatch.
   void check_peer_signature(int peer, std::uint64_t packed, std::uint64_t bytes) const;
+
+  // "bcast (root 3)" (the operation's number, once started, is op()).
+  std::string where() const;
+
+  // Debug builds: the caller's memory this operation only reads (see core/buffer_guard.hpp).
+  const std::vector<ByteRange>& lent_ranges() const { return lent_; }
 
  protected:
   virtual bool advance_data(sync::WaitTarget& blocked_on) = 0;
@@ -59,7 +70,12 @@ class CollectiveOp {
   // departs (a departure acknowledges everything), saving one store to a shared line.
   void defer_final_ack(std::uint64_t step) { deferred_ack_step_ = step; }
 
-  std::string where() const;  // "bcast (root 3, operation #12) on rank 1"
+  // Records memory the operation reads from its caller, in debug builds only.
+  void lend(const void* data, std::uint64_t bytes) {
+    if constexpr (kDebugChecks) {
+      if (bytes > 0) lent_.push_back({static_cast<const std::byte*>(data), bytes});
+    }
+  }
 
   // Set by the algorithms that can move data with a single copy, before the operation starts.
   void expose(const void* buffer) { exposed_ = buffer; }
@@ -70,6 +86,7 @@ class CollectiveOp {
 
  private:
   const void* exposed_ = nullptr;
+  std::vector<ByteRange> lent_;
   bool agree_with(int peer, sync::WaitTarget& blocked_on);
   void flush_deferred_ack();
 

@@ -1,5 +1,7 @@
 #include "core/progress_engine.hpp"
 
+#include <cstdio>
+
 namespace shmcoll {
 namespace {
 
@@ -37,6 +39,7 @@ std::unique_lock<std::mutex> ProgressEngine::lock() {
 std::shared_ptr<detail::RequestState> ProgressEngine::start(std::unique_ptr<CollectiveOp> op) {
   auto state = std::make_shared<detail::RequestState>();
   state->op = std::move(op);
+  if constexpr (kDebugChecks) state->send_buffers.arm(state->op->lent_ranges());
   enqueue(state);
   return state;
 }
@@ -55,10 +58,23 @@ void ProgressEngine::enqueue(const std::shared_ptr<detail::RequestState>& state)
   // The ring bound: with max_outstanding_ queued, the oldest completes first.
   progress_until([&] { return queue_.size() < max_outstanding_; }, sync::kNoDeadline);
   queue_.push_back(state);
-  sync::WaitTarget target;
-  advance(target);  // what can be done at once: arrival, the first chunks
+  if (threaded_) {
+    // The thread does the work; the caller announces its arrival (when this operation's turn
+    // has come), so that peers waiting for it go on, and returns to its computation at once.
+    if (queue_.size() == 1 && state->op) {
+      try {
+        team_.set_current(state->op.get());
+        state->op->arrive();
+      } catch (...) {
+        fail_all(std::current_exception());
+      }
+    }
+    work_.notify_one();
+  } else {
+    sync::WaitTarget target;
+    advance(target);  // what can be done at once: arrival, the first chunks
+  }
   team_.wake_sleepers();
-  if (threaded_) work_.notify_one();
 }
 
 void ProgressEngine::drain() {
@@ -122,10 +138,29 @@ void ProgressEngine::complete_head(std::exception_ptr error) {
   std::shared_ptr<detail::RequestState> state = std::move(queue_.front());
   queue_.pop_front();
   team_.set_current(nullptr);
+  if (kDebugChecks && !error && state->op) error = check_send_buffers(*state);
   state->op.reset();
   state->error = std::move(error);
   // release: the error above is visible to whoever sees `complete` (Request::done, test).
   state->complete.store(true, std::memory_order_release);
+}
+
+std::exception_ptr ProgressEngine::check_send_buffers(detail::RequestState& head) {
+  const std::string changed = head.send_buffers.changed();
+  if (changed.empty()) return nullptr;
+  try {
+    // Recorded team-wide: the peers may have received bytes the caller was rewriting.
+    team_.fail(Status::kInvalidArgument,
+               "non-blocking " + head.op->where() + ", operation #" +
+                   std::to_string(head.op->op()) + " on rank " + std::to_string(team_.rank()) +
+                   ": its send buffer (" + changed +
+                   ") was touched before the request completed; a non-blocking operation's "
+                   "buffers must not be written or freed until test() or wait() reports it "
+                   "complete (checked in debug builds)");
+  } catch (...) {
+    return std::current_exception();
+  }
+  return nullptr;
 }
 
 void ProgressEngine::fail_all(const std::exception_ptr& error) {
@@ -149,7 +184,13 @@ void ProgressEngine::fail_all(const std::exception_ptr& error) {
 
 bool ProgressEngine::test(detail::RequestState& request) {
   if (request.complete.load(std::memory_order_acquire)) return true;
-  auto guard = lock();
+  std::unique_lock<std::mutex> guard;
+  if (threaded_) {
+    // The thread holds the lock while it moves a piece: it is making progress, and test()
+    // must not wait for it.
+    guard = std::unique_lock<std::mutex>(mutex_, std::try_to_lock);
+    if (!guard.owns_lock()) return request.complete.load(std::memory_order_acquire);
+  }
   sync::WaitTarget target;
   const bool empty = advance(target);
   team_.wake_sleepers();
@@ -163,6 +204,21 @@ bool ProgressEngine::wait_until(detail::RequestState& request, std::int64_t dead
   progress_until([&] { return request.complete.load(std::memory_order_relaxed); }, deadline_ns);
   team_.wake_sleepers();
   return request.complete.load(std::memory_order_acquire);
+}
+
+void ProgressEngine::release_incomplete(detail::RequestState& request) {
+  auto guard = lock();
+  if (request.complete.load(std::memory_order_acquire)) return;
+  if constexpr (kDebugChecks) {
+    std::fprintf(stderr,
+                 "shmcoll: rank %d: the last handle of a request for %s was released before it "
+                 "completed; waiting for it (call wait() or test() before letting go of a "
+                 "request: its buffers are in use until then)\n",
+                 team_.rank(), request.op ? request.op->where().c_str() : "a refused operation");
+  }
+  progress_until([&] { return request.complete.load(std::memory_order_relaxed); },
+                 sync::kNoDeadline);
+  team_.wake_sleepers();
 }
 
 void ProgressEngine::wait_any(detail::RequestState* const* requests, std::size_t n) {

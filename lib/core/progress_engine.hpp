@@ -21,6 +21,7 @@
 #include <string>
 #include <thread>
 
+#include "core/buffer_guard.hpp"
 #include "core/operation.hpp"
 #include "shmcoll/error.hpp"
 
@@ -36,6 +37,7 @@ struct RequestState {
   // the operation's turn comes (as the blocking call would have raised it then).
   Status start_status = Status::kOk;
   std::string start_message;
+  SendBufferGuard send_buffers;       // debug builds: what the caller must leave alone
   std::exception_ptr error;           // set before `complete`
   std::atomic<bool> complete{false};  // release/acquire: publishes `error`
 };
@@ -64,6 +66,10 @@ class ProgressEngine {
   // For Request. Each takes lock() itself.
   bool test(detail::RequestState& request);
   bool wait_until(detail::RequestState& request, std::int64_t deadline_ns);
+  // The last handle of `request` goes away before it completed: waits for it, so that buffers
+  // that outlive the handle are not released under a transfer (debug builds say so on stderr:
+  // it is usually a forgotten wait). Errors stay recorded in the team.
+  void release_incomplete(detail::RequestState& request);
   // Until one of `requests` (non-null) is complete, in queue order.
   void wait_any(detail::RequestState* const* requests, std::size_t n);
 
@@ -84,6 +90,8 @@ class ProgressEngine {
   void check_stall(const sync::WaitTarget& target);
   void fail_all(const std::exception_ptr& error);
   void complete_head(std::exception_ptr error);
+  // Debug builds: an error if the caller touched the head's send buffers before completion.
+  std::exception_ptr check_send_buffers(detail::RequestState& head);
   void thread_main();
 
   TeamImpl& team_;

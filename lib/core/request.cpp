@@ -16,6 +16,37 @@ bool finish(const detail::RequestState& state) {
 
 }  // namespace
 
+Request& Request::operator=(const Request& other) {
+  if (state_ != other.state_) {
+    release();
+    state_ = other.state_;
+  }
+  return *this;
+}
+
+Request& Request::operator=(Request&& other) noexcept {
+  if (this != &other) {
+    release();
+    state_ = std::move(other.state_);
+  }
+  return *this;
+}
+
+Request::~Request() { release(); }
+
+void Request::release() {
+  // The engine's queue holds the other reference of an incomplete request; more means other
+  // handles remain. Once complete, the count may only fall, and nothing is waited for.
+  if (state_ && state_.use_count() <= 2 && !state_->complete.load(std::memory_order_acquire)) {
+    try {
+      state_->engine->release_incomplete(*state_);
+    } catch (...) {
+      // Only a failing mutex lands here; the operation stays queued and completes later.
+    }
+  }
+  state_.reset();
+}
+
 bool Request::done() const { return !state_ || state_->complete.load(std::memory_order_acquire); }
 
 bool Request::test() {
