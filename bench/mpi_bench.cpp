@@ -2,7 +2,11 @@
 // own collectives with the shmcoll plugin on the same binary (run it with and without
 // LD_PRELOAD=libshmcoll_mpi_<mpi>.so).
 // Method as OSU: root 0, a barrier between iterations, each rank's mean latency; reported are
-// the mean over ranks (avg) and the min and max of the per-rank means.
+// the mean over ranks (avg) and the min and max of the per-rank means. Two references are taken
+// in the same run, per size: memcpy (rank 0 copies `bytes`, median) and the copy floor (every
+// rank at once copies its share of the bytes that must land in other ranks' buffers,
+// (ranks - 1) x bytes split evenly, with memcpy; median of the slowest rank): no collective that
+// moves those bytes through memory can be faster than all cores copying them together.
 #include <mpi.h>
 
 #include <algorithm>
@@ -25,6 +29,27 @@ int iterations_for(long bytes, int cap) {
   else if (bytes <= (1 << 20))
     n = 100;
   return cap > 0 && n > cap ? cap : n;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+// Median over `reps` of the time (us) the slowest rank takes to memcpy `share` bytes, all ranks
+// starting together after a barrier; with `only_rank0`, rank 0 copies and the others idle.
+double copy_time(std::vector<char>& dst, const std::vector<char>& src, long share, int reps,
+                 bool only_rank0, int rank) {
+  std::vector<double> slowest;
+  for (int i = 0; i < reps + 2; ++i) {
+    MPI_Barrier(MPI_COMM_WORLD);
+    const double t0 = MPI_Wtime();
+    if (!only_rank0 || rank == 0) std::memcpy(dst.data(), src.data(), static_cast<std::size_t>(share));
+    double us = (MPI_Wtime() - t0) * 1e6, worst = 0;
+    MPI_Allreduce(&us, &worst, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    if (i >= 2) slowest.push_back(worst);  // two warm-up copies
+  }
+  return median(slowest);
 }
 
 long parse_bytes(const char* v) {
@@ -52,7 +77,8 @@ int main(int argc, char** argv) {
   std::vector<char> send(static_cast<std::size_t>(max_bytes) * size, 1),
       recv(static_cast<std::size_t>(max_bytes) * size, 0);
   std::vector<int> counts(static_cast<std::size_t>(size)), displs(static_cast<std::size_t>(size));
-  if (rank == 0) std::printf("label,collective,ranks,bytes,iterations,avg_us,min_us,max_us\n");
+  if (rank == 0)
+    std::printf("label,collective,ranks,bytes,iterations,avg_us,min_us,max_us,memcpy_us,floor_us\n");
   for (const std::string& coll : colls) {
     for (long bytes = min_bytes; bytes <= max_bytes; bytes *= 2) {
       const int n = static_cast<int>(bytes);
@@ -86,9 +112,12 @@ int main(int argc, char** argv) {
       MPI_Reduce(&mean_us, &sum, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
       MPI_Reduce(&mean_us, &mn, 1, MPI_DOUBLE, MPI_MIN, 0, MPI_COMM_WORLD);
       MPI_Reduce(&mean_us, &mx, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+      const int copies = std::min(iters, 50);
+      const double memcpy_us = copy_time(recv, send, bytes, copies, true, rank);
+      const double floor_us = copy_time(recv, send, bytes * (size - 1) / size, copies, false, rank);
       if (rank == 0) {
-        std::printf("%s,%s,%d,%ld,%d,%.3f,%.3f,%.3f\n", label.c_str(), coll.c_str(), size, bytes,
-                    iters, sum / size, mn, mx);
+        std::printf("%s,%s,%d,%ld,%d,%.3f,%.3f,%.3f,%.3f,%.3f\n", label.c_str(), coll.c_str(), size,
+                    bytes, iters, sum / size, mn, mx, memcpy_us, floor_us);
         std::fflush(stdout);
       }
     }

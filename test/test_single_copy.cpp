@@ -2,12 +2,7 @@
 // the two sides of a transfer disagree on the path or the size, when a buffer is smaller than
 // its count, and when the kernel refuses cross-memory attach to some pair of ranks.
 #include <doctest/doctest.h>
-#include <linux/audit.h>
-#include <linux/filter.h>
-#include <linux/seccomp.h>
 #include <sys/mman.h>
-#include <sys/prctl.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -17,6 +12,7 @@
 
 #include "support/buffers.hpp"
 #include "support/ranks.hpp"
+#include "support/seccomp.hpp"
 
 namespace shmcoll::test {
 namespace {
@@ -152,21 +148,6 @@ TEST_CASE("single copy: a buffer shorter than its count is an error, not a crash
         }
         team.bcast(p, kLarge, kByte, 0);
       });
-}
-
-// Makes process_vm_readv and process_vm_writev fail with EPERM in this process, as a container's
-// seccomp profile without CAP_SYS_PTRACE does.
-bool forbid_cross_memory_attach() {
-  sock_filter filter[] = {
-      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, nr)),
-      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_process_vm_readv, 1, 0),
-      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_process_vm_writev, 0, 1),
-      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
-      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-  };
-  sock_fprog program{static_cast<unsigned short>(sizeof filter / sizeof filter[0]), filter};
-  return prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 &&
-         prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &program) == 0;
 }
 
 TEST_CASE("single copy: a rank that may not use cross-memory attach makes the team use slots") {

@@ -18,6 +18,7 @@
 #include "shmcoll/error.hpp"
 #include "shmcoll/options.hpp"
 #include "shmcoll/request.hpp"
+#include "shmcoll/shared_buffer.hpp"
 
 namespace shmcoll {
 
@@ -48,6 +49,12 @@ class Team {
   bool single_copy_available() const;
 
   void barrier();
+
+  // Collective: memory every rank maps, `bytes` of it this rank's part (sizes may differ per
+  // rank), as MPI_Win_allocate_shared. Large blocks of collectives whose buffers lie in it move
+  // with memcpy between the parts. Throws SegmentError on every rank if any rank cannot map
+  // it (or /dev/shm lacks the room); the team stays usable. See shared_buffer.hpp.
+  SharedBuffer allocate_shared(std::size_t bytes);
 
   // Ends the team for every rank with this error, as if a collective had raised it here: the
   // other ranks' current or next call raises it. For errors the caller found outside shmcoll

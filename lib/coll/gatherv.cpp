@@ -142,7 +142,7 @@ bool GathervOp::send_direct(sync::WaitTarget& blocked_on) {
   }
   if (!direct_copy_.step(*this, team_, sig_.root,
                          root.address + (entry_.offset & ~ScatterTableEntry::kDirect),
-                         const_cast<std::byte*>(sendbuf_), entry_.bytes,
+                         root.shared_id, const_cast<std::byte*>(sendbuf_), entry_.bytes,
                          /*local_is_source=*/true, blocked_on))
     return false;
   team_.publish(team_.self().progress().copied_op, op_);

@@ -106,8 +106,8 @@ bool ScattervOp::copy_direct_block(sync::WaitTarget& blocked_on) {
     return false;
   }
   if (!direct_copy_.step(*this, team_, sig_.root,
-                         root.address + (entry_.offset & ~ScatterTableEntry::kDirect), recvbuf_,
-                         entry_.bytes, /*local_is_source=*/false, blocked_on))
+                         root.address + (entry_.offset & ~ScatterTableEntry::kDirect),
+                         root.shared_id, recvbuf_, entry_.bytes, /*local_is_source=*/false, blocked_on))
     return false;
   team_.publish(team_.self().progress().copied_op, op_);
   return true;

@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "copy/copy.hpp"
 #include "copy/cross_process.hpp"
 #include "core/fault_points.hpp"
 
@@ -53,10 +54,12 @@ bool SingleCopyExchange::arrival_of(CollectiveOp& op, TeamImpl& team, int peer,
 }
 
 void SingleCopyExchange::transfer(const CollectiveOp& op, TeamImpl& team, int peer,
-                                  std::uint64_t remote, std::byte* local, std::uint64_t bytes,
-                                  bool local_is_source) {
+                                  std::uint64_t remote, std::uint64_t shared_id, std::byte* local,
+                                  std::uint64_t bytes, bool local_is_source) {
   if (bytes == 0) return;
   int e = 0;
+  std::shared_ptr<detail::SharedMapping> hold;
+  std::byte* mapped = team.shared_buffers().resolve(peer, shared_id, remote, bytes, hold);
   if (local_is_source) {
     // Announce the write, then look for an abort (a store-buffering pair with drain(): the
     // seq_cst fences guarantee that this rank sees the abort or the leaving rank sees the
@@ -69,12 +72,20 @@ void SingleCopyExchange::transfer(const CollectiveOp& op, TeamImpl& team, int pe
       team.check_aborted();
     }
     fault_point(FaultPoint::kSingleCopy);  // killed here, with the write announced
-    e = copy::write_to(team.pid(peer), reinterpret_cast<void*>(remote), local, bytes);
+    if (mapped != nullptr) {
+      copy::copy_bytes(mapped, local, bytes);
+    } else {
+      e = copy::write_to(team.pid(peer), reinterpret_cast<void*>(remote), local, bytes);
+    }
     // release: the owner, once it sees 0, may free the buffer; the write is over by then.
     writing.store(0, std::memory_order_release);
   } else {
     fault_point(FaultPoint::kSingleCopy);
-    e = copy::read_from(team.pid(peer), reinterpret_cast<const void*>(remote), local, bytes);
+    if (mapped != nullptr) {
+      copy::copy_bytes(local, mapped, bytes);
+    } else {
+      e = copy::read_from(team.pid(peer), reinterpret_cast<const void*>(remote), local, bytes);
+    }
   }
   if (e != 0) {
     team.check_aborted();  // a peer's error comes first: it may be why this transfer failed
@@ -96,10 +107,11 @@ void SingleCopyExchange::transfer(const CollectiveOp& op, TeamImpl& team, int pe
 }
 
 bool SteppedTransfer::step(const CollectiveOp& op, TeamImpl& team, int peer,
-                           std::uint64_t remote, std::byte* local, std::uint64_t bytes,
-                           bool local_is_source, sync::WaitTarget& blocked_on) {
+                           std::uint64_t remote, std::uint64_t shared_id, std::byte* local,
+                           std::uint64_t bytes, bool local_is_source,
+                           sync::WaitTarget& blocked_on) {
   const std::uint64_t piece = std::min(kPieceBytes, bytes - moved_);
-  SingleCopyExchange::transfer(op, team, peer, remote + moved_, local + moved_, piece,
+  SingleCopyExchange::transfer(op, team, peer, remote + moved_, shared_id, local + moved_, piece,
                                local_is_source);
   moved_ += piece;
   if (moved_ == bytes) {
@@ -121,8 +133,8 @@ bool SingleCopyExchange::move_root_share(CollectiveOp& op, TeamImpl& team,
     PeerArrival arrival;
     if (!arrival_of(op, team, peer, arrival, blocked_on)) return false;
     std::byte* mine = plan_.local + static_cast<std::uint64_t>(peer) * plan_.block_stride;
-    if (!piece_.step(op, team, peer, arrival.address, mine, plan_.root_share, from_root,
-                     blocked_on))
+    if (!piece_.step(op, team, peer, arrival.address, arrival.shared_id, mine, plan_.root_share,
+                     from_root, blocked_on))
       return false;
   }
   return true;
@@ -136,8 +148,8 @@ bool SingleCopyExchange::move_peer_share(CollectiveOp& op, TeamImpl& team,
   const std::uint64_t share = plan_.root_share;
   const std::uint64_t remote =
       arrival.address + static_cast<std::uint64_t>(team.rank()) * plan_.block_stride + share;
-  return piece_.step(op, team, root, remote, plan_.local + share, plan_.block_bytes - share,
-                     plan_.flow == Flow::kToRoot, blocked_on);
+  return piece_.step(op, team, root, remote, arrival.shared_id, plan_.local + share,
+                     plan_.block_bytes - share, plan_.flow == Flow::kToRoot, blocked_on);
 }
 
 bool SingleCopyExchange::all_copied(TeamImpl& team, std::uint64_t op, const std::vector<int>& peers,

@@ -41,7 +41,7 @@ class SteppedTransfer {
   // `bytes` have moved (the object is then ready for the next transfer); otherwise false with
   // `blocked_on` set to a target that is already reached: the caller's wait returns at once.
   bool step(const CollectiveOp& op, TeamImpl& team, int peer, std::uint64_t remote,
-            std::byte* local, std::uint64_t bytes, bool local_is_source,
+            std::uint64_t shared_id, std::byte* local, std::uint64_t bytes, bool local_is_source,
             sync::WaitTarget& blocked_on);
 
  private:
@@ -88,10 +88,13 @@ class SingleCopyExchange {
   // On the way out after an error: returns once no live peer writes into this rank's buffers.
   static void drain(const CollectiveOp& op, TeamImpl& team);
   // Moves `bytes` between `local` and address `remote` of `peer`: a write into the peer when
-  // `local_is_source` (fenced against the peer's drain), else a read. Raises the team's error
-  // if the kernel refuses (a buffer shorter than its count, a peer that exited).
+  // `local_is_source` (fenced against the peer's drain), else a read. With memcpy where this
+  // rank maps the peer's buffer (allocation `shared_id` of Team::allocate_shared), else with
+  // cross-memory attach. Raises the team's error if the kernel refuses (a buffer shorter than
+  // its count, a peer that exited).
   static void transfer(const CollectiveOp& op, TeamImpl& team, int peer, std::uint64_t remote,
-                       std::byte* local, std::uint64_t bytes, bool local_is_source);
+                       std::uint64_t shared_id, std::byte* local, std::uint64_t bytes,
+                       bool local_is_source);
   // The v-forms' root: true once every rank in `peers` from `next` on has published
   // ProgressLine::copied_op >= op (its single copy is over); else the wait in `blocked_on`.
   static bool all_copied(TeamImpl& team, std::uint64_t op, const std::vector<int>& peers,

@@ -19,6 +19,7 @@ PeerState read_peer_arrival(const segment::StatusLine& status, std::uint64_t op,
   arrival.packed = status.signature.load(std::memory_order_relaxed);
   arrival.bytes = status.bytes.load(std::memory_order_relaxed);
   arrival.address = status.address.load(std::memory_order_relaxed);
+  arrival.shared_id = status.shared_id.load(std::memory_order_relaxed);
   std::atomic_thread_fence(std::memory_order_acquire);
   const std::uint64_t t2 = status.tag.load(std::memory_order_relaxed);
   return op_of(t2) == op ? PeerState::kRead : PeerState::kPassed;

@@ -101,6 +101,7 @@ struct PeerArrival {
   std::uint64_t packed = 0;   // OpSignature::packed(): collective and root
   std::uint64_t bytes = 0;    // what it sends or receives
   std::uint64_t address = 0;  // its buffer, in its address space (single-copy transfers)
+  std::uint64_t shared_id = 0;  // the allocate_shared allocation holding it, 0 for none
 };
 
 // Reads a peer's arrival for operation `op` with the seqlock rule of the status line.

@@ -79,6 +79,7 @@ void TeamImpl::publish_arrival(std::uint64_t op, const OpSignature& sig, const v
   status.signature.store(sig.packed(), std::memory_order_relaxed);
   status.bytes.store(sig.bytes, std::memory_order_relaxed);
   status.address.store(reinterpret_cast<std::uintptr_t>(buffer), std::memory_order_relaxed);
+  status.shared_id.store(shared_buffers_.id_of(buffer, 0), std::memory_order_relaxed);
   publish(status.tag, make_tag(op, sync::kStepArrived));
 }
 

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "core/shared_buffers.hpp"
 #include "core/signature.hpp"
 #include "segment/segment.hpp"
 #include "shmcoll/bootstrap.hpp"
@@ -111,6 +112,11 @@ class TeamImpl final : public sync::WaitObserver {
     }
   }
 
+  SharedBuffers& shared_buffers() { return shared_buffers_; }
+  // The team segment's name (removed from /dev/shm after formation): allocate_shared names its
+  // objects after it, so a launcher's sweep of the job's names finds them too.
+  const std::string& segment_name() const { return segment_name_; }
+
   // Arrival (status line) and progress (progress line) of the current operation.
   void publish_arrival(std::uint64_t op, const OpSignature& sig, const void* buffer);
   void publish_step(std::uint64_t op, std::uint64_t step);
@@ -140,6 +146,8 @@ class TeamImpl final : public sync::WaitObserver {
   Status abort_status_ = Status::kOk;
   CollectiveOp* current_ = nullptr;  // the operation being driven, for slow-path checks
   std::int64_t last_liveness_check_ns_ = 0;
+  SharedBuffers shared_buffers_;
+  std::string segment_name_;
 };
 
 }  // namespace shmcoll

@@ -131,6 +131,7 @@ void TeamImpl::form(Bootstrap& bootstrap) {
 
   // From here on every rank knows the name, and removes it however formation ends.
   const std::string name = segment::segment_name(bootstrap.job_id(), creator.nonce);
+  segment_name_ = name;
   struct RemoveName {
     const std::string& name;
     ~RemoveName() { segment::Segment::remove(name); }

@@ -26,6 +26,7 @@ std::uint64_t layout_hash() {
       sizeof(StatusLine),
       offsetof(StatusLine, address),
       offsetof(StatusLine, writing_op),
+      offsetof(StatusLine, shared_id),
       sizeof(ProgressLine),
       offsetof(ProgressLine, copied_op),
       RankArea::kControlLines,

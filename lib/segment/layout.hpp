@@ -29,7 +29,7 @@ using sync::kCacheLine;
 using sync::WakeLine;
 
 inline constexpr std::uint64_t kMagic = 0x4c4c4f434d485321ull;  // "!SHMCOLL" little-endian
-inline constexpr std::uint32_t kVersion = 2;
+inline constexpr std::uint32_t kVersion = 3;
 
 struct alignas(kCacheLine) SegmentHeader {
   std::uint64_t magic;
@@ -69,6 +69,9 @@ struct alignas(kCacheLine) StatusLine {
   // attach), 0 when it is not. Not part of the seqlock: a rank leaving an operation because of
   // an error waits until no peer writes into its buffers (SingleCopyExchange::drain).
   std::atomic<std::uint64_t> writing_op;
+  // The Team::allocate_shared allocation `address` lies in (its team-wide id), 0 for none:
+  // peers that map it copy with memcpy instead of cross-memory attach. Part of the seqlock.
+  std::atomic<std::uint64_t> shared_id;
 };
 static_assert(sizeof(StatusLine) == kCacheLine);
 

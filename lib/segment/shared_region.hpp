@@ -1,0 +1,29 @@
+// The shared-memory object behind Team::allocate_shared: created exclusively with mode 0600 and
+// its pages reserved up front (a full /dev/shm is an error at allocation, never a SIGBUS later),
+// attached by name, and its name removed as soon as every rank has mapped it.
+#pragma once
+
+#include <boost/interprocess/mapped_region.hpp>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace shmcoll::segment {
+
+class SharedRegion {
+ public:
+  SharedRegion() = default;
+  static SharedRegion create(const std::string& name, std::uint64_t bytes);
+  // Fails unless the object is exactly `bytes` long.
+  static SharedRegion attach(const std::string& name, std::uint64_t bytes);
+  // Removes the name; mappings stay valid. A missing name is not an error.
+  static void remove(const std::string& name);
+
+  std::byte* base() const { return static_cast<std::byte*>(region_.get_address()); }
+  std::uint64_t size() const { return region_.get_size(); }
+
+ private:
+  boost::interprocess::mapped_region region_;
+};
+
+}  // namespace shmcoll::segment

@@ -1,0 +1,160 @@
+// Team::allocate_shared (shmcoll/shared_buffer.hpp): every rank maps every part, nothing stays
+// in /dev/shm, and collectives whose buffers lie in such memory move their large blocks with
+// memcpy -- shown by forbidding cross-memory attach after the team formed: they still work,
+// while the same call on private buffers fails.
+#include <doctest/doctest.h>
+
+#include <cstring>
+#include <vector>
+
+#include "support/buffers.hpp"
+#include "support/ranks.hpp"
+#include "support/seccomp.hpp"
+
+namespace shmcoll::test {
+namespace {
+
+bool matches(const std::byte* data, std::uint64_t bytes, std::uint64_t seq, int owner) {
+  for (std::uint64_t i = 0; i < bytes; ++i) {
+    if (data[i] != pattern(seq, owner, i)) return false;
+  }
+  return true;
+}
+
+void fill(std::byte* data, std::uint64_t bytes, std::uint64_t seq, int owner) {
+  for (std::uint64_t i = 0; i < bytes; ++i) data[i] = pattern(seq, owner, i);
+}
+
+// The five collectives with root `root`, every block `b` bytes, send and receive areas in
+// `mem` (n * b bytes each); checks every rank's result.
+void run_all_five(Team& team, RankContext& ctx, std::byte* send, std::byte* recv,
+                  std::uint64_t b, int root, std::uint64_t& seq) {
+  const int n = team.size();
+  const int me = team.rank();
+  const auto count = static_cast<Count>(b);
+  std::vector<Count> counts(static_cast<std::size_t>(n), count), displs;
+  for (int r = 0; r < n; ++r) displs.push_back(static_cast<Count>(b) * (n - 1 - r));  // reversed
+
+  ++seq;  // bcast
+  if (me == root) fill(send, b, seq, root);
+  team.bcast(send, count, kByte, root);
+  ctx.check(matches(send, b, seq, root), "bcast: wrong bytes");
+
+  ++seq;  // scatter: block r of the root's buffer goes to rank r
+  if (me == root)
+    for (int r = 0; r < n; ++r) fill(send + b * static_cast<std::uint64_t>(r), b, seq, r);
+  team.scatter(send, count, kByte, recv, count, kByte, root);
+  ctx.check(matches(recv, b, seq, me), "scatter: wrong bytes");
+
+  ++seq;  // scatterv, blocks in reverse order
+  if (me == root)
+    for (int r = 0; r < n; ++r) fill(send + static_cast<std::uint64_t>(displs[r]), b, seq, r);
+  team.scatterv(send, counts, displs, kByte, recv, count, kByte, root);
+  ctx.check(matches(recv, b, seq, me), "scatterv: wrong bytes");
+
+  ++seq;  // gather
+  fill(send, b, seq, me);
+  team.gather(send, count, kByte, recv, count, kByte, root);
+  if (me == root)
+    for (int r = 0; r < n; ++r)
+      ctx.check(matches(recv + b * static_cast<std::uint64_t>(r), b, seq, r), "gather: wrong");
+
+  ++seq;  // gatherv, blocks in reverse order
+  fill(send, b, seq, me);
+  team.gatherv(send, count, kByte, recv, counts, displs, kByte, root);
+  if (me == root)
+    for (int r = 0; r < n; ++r)
+      ctx.check(matches(recv + static_cast<std::uint64_t>(displs[r]), b, seq, r),
+                "gatherv: wrong");
+}
+
+}  // namespace
+
+TEST_CASE("allocate_shared: every rank maps every part, and nothing stays in /dev/shm") {
+  for (int n : {1, 3, 5}) {
+    std::string job;
+    auto outcome = run_ranks(
+        {.nranks = n},
+        [&](RankContext& ctx) {
+          Team team(ctx.bootstrap, test_options());
+          // Different sizes per rank, one of them empty.
+          const std::size_t mine = ctx.rank == 1 ? 0 : 1000 * static_cast<std::size_t>(ctx.rank + 1);
+          SharedBuffer buf = team.allocate_shared(mine);
+          ctx.check(buf.local().size() == mine, "the local part has the size asked for");
+          fill(buf.local().data(), mine, 7, ctx.rank);
+          team.barrier();
+          for (int r = 0; r < n; ++r) {
+            const std::size_t want = r == 1 ? 0 : 1000 * static_cast<std::size_t>(r + 1);
+            ctx.check(buf.part(r).size() == want, "every part has its rank's size");
+            ctx.check(matches(buf.part(r).data(), want, 7, r), "every part holds its rank's bytes");
+          }
+          ctx.check(leftover_segments(ctx.bootstrap.job_id()).empty(),
+                    "the name is gone from /dev/shm while the memory is in use");
+          team.barrier();
+          SharedBuffer second = team.allocate_shared(64);  // a second one while the first lives
+          ctx.check(second.local().data() != buf.local().data(), "a new allocation");
+        },
+        &job);
+    INFO("n=" << n << ": " << outcome.summary());
+    CHECK(outcome.succeeded());
+    CHECK(leftover_segments(job).empty());
+  }
+}
+
+TEST_CASE("collectives over shared buffers copy with memcpy: they work without cross-memory "
+          "attach") {
+  std::string job;
+  auto outcome = run_ranks(
+      {.nranks = 3, .deadline_s = 60},
+      [&](RankContext& ctx) {
+        Options o = test_options(64 * 1024, 4);
+        o.single_copy_min_bytes = 1;  // every block takes the single-copy path
+        Team team(ctx.bootstrap, o);
+        if (!team.single_copy_available()) {
+          ctx.fail("no single copy on this machine: %s", team.data_paths().c_str());
+          return;
+        }
+        const std::uint64_t b = 700'000;  // more than one 512 KiB piece
+        const std::uint64_t area = b * static_cast<std::uint64_t>(team.size());
+        SharedBuffer mem = team.allocate_shared(2 * area);
+        // From here on, a transfer through cross-memory attach fails with EPERM.
+        if (!forbid_cross_memory_attach()) ctx.fail("seccomp filter refused");
+        team.barrier();
+        std::uint64_t seq = 0;
+        for (int root = 0; root < team.size(); ++root)
+          run_all_five(team, ctx, mem.local().data(), mem.local().data() + area, b, root, seq);
+        // The same broadcast from private memory needs cross-memory attach, and fails.
+        std::vector<std::byte> priv(b);
+        try {
+          team.bcast(priv.data(), static_cast<Count>(b), kByte, 0);
+          ctx.fail("a private-buffer broadcast worked without cross-memory attach");
+        } catch (const Error& e) {
+          ctx.check(std::string(e.what()).find("cross-memory attach") != std::string::npos,
+                    "the private broadcast fails for want of cross-memory attach");
+        }
+      },
+      &job);
+  INFO(outcome.summary());
+  CHECK(outcome.succeeded());
+  CHECK(leftover_segments(job).empty());
+}
+
+TEST_CASE("collectives with shared buffers on some ranks and private ones on others") {
+  auto outcome = run_ranks({.nranks = 4, .deadline_s = 60}, [&](RankContext& ctx) {
+    Options o = test_options(64 * 1024, 4);
+    o.single_copy_min_bytes = 1;
+    Team team(ctx.bootstrap, o);
+    const std::uint64_t b = 100'000;
+    const std::uint64_t area = b * static_cast<std::uint64_t>(team.size());
+    SharedBuffer mem = team.allocate_shared(ctx.rank % 2 == 0 ? 2 * area : 0);
+    std::vector<std::byte> priv(ctx.rank % 2 == 0 ? 0 : 2 * area);
+    std::byte* base = ctx.rank % 2 == 0 ? mem.local().data() : priv.data();
+    std::uint64_t seq = 100;
+    for (int root = 0; root < team.size(); ++root)
+      run_all_five(team, ctx, base, base + area, b, root, seq);
+  });
+  INFO(outcome.summary());
+  CHECK(outcome.succeeded());
+}
+
+}  // namespace shmcoll::test
