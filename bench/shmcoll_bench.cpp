@@ -5,14 +5,18 @@
 // a barrier; the root rotates every iteration; the root's buffer changes every iteration. Each
 // rank times its own calls; the table reports the OSU average (mean over ranks of each rank's
 // mean), the min and max of those per-rank means, and the median over iterations of the
-// slowest rank's time (the time the collective took). A memcpy of the same size on one rank is
-// the reference column. After timing, one call per size is checked byte by byte.
+// slowest rank's time (the time the collective took). Two references are measured in the same
+// run: a memcpy of the same size on one rank, and the copy floor -- every rank at once copies its
+// share of the bytes that must land in other ranks' buffers ((ranks - 1) x size, split evenly),
+// the slowest rank's time: no collective moving those bytes through memory can beat all cores
+// copying them together. After timing, one call per size is checked byte by byte.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <numeric>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -49,6 +53,7 @@ struct Config {
   std::uint64_t max_bytes = 64ull << 20;
   int iterations = 0;  // 0: by size
   bool validate = true;
+  bool shared = false;  // buffers from Team::allocate_shared
   std::string csv;
 };
 
@@ -66,6 +71,7 @@ void usage() {
       "  --max-bytes B      largest message per rank (default 64M)\n"
       "  --iterations N     timed iterations per size (default: 2000 for <=4K down to 10 for >8M)\n"
       "  --no-validate      skip the byte-by-byte check after timing\n"
+      "  --shared           buffers from Team::allocate_shared (copies between them are memcpy)\n"
       "  --csv FILE         also write the results as CSV (rank 0)\n"
       "Configuration (SHMCOLL_CHECKS, SHMCOLL_SLOT_BYTES, ...) comes from the environment.");
 }
@@ -85,7 +91,9 @@ std::byte pattern(std::uint64_t seq, int rank, std::uint64_t i) {
 }
 
 struct Buffers {
-  std::vector<std::byte> send, recv;
+  std::span<std::byte> send, recv;
+  std::vector<std::byte> private_memory;
+  SharedBuffer shared_memory;
   std::vector<Count> counts, displs;
 };
 
@@ -182,6 +190,8 @@ int main(int argc, char** argv) {
       cfg.iterations = std::atoi(value().c_str());
     } else if (a == "--no-validate") {
       cfg.validate = false;
+    } else if (a == "--shared") {
+      cfg.shared = true;
     } else if (a == "--csv") {
       cfg.csv = value();
     } else {
@@ -196,8 +206,20 @@ int main(int argc, char** argv) {
     const int me = team.rank(), size = team.size();
     const auto usize = static_cast<std::uint64_t>(size);
     Buffers b;
-    b.send.assign(cfg.max_bytes * usize, std::byte{1});  // touched now, not inside a sample
-    b.recv.assign(cfg.max_bytes * usize, std::byte{0});
+    const std::uint64_t area = cfg.max_bytes * usize;
+    std::span<std::byte> memory;
+    if (cfg.shared) {
+      b.shared_memory = team.allocate_shared(2 * area);
+      memory = b.shared_memory.local();
+    } else {
+      b.private_memory.resize(2 * area);
+      memory = b.private_memory;
+    }
+    b.send = memory.first(area);
+    b.recv = memory.subspan(area);
+    // Touched now, not inside a sample.
+    std::fill(b.send.begin(), b.send.end(), std::byte{1});
+    std::fill(b.recv.begin(), b.recv.end(), std::byte{0});
     std::vector<std::byte> copy_dst(me == 0 ? cfg.max_bytes : 0, std::byte{0});
     FILE* csv = nullptr;
     if (me == 0) {
@@ -215,22 +237,24 @@ int main(int argc, char** argv) {
       std::printf(
           "# avg/min/max: mean over ranks of each rank's mean latency, and its extremes (OSU);\n"
           "# p50: median over iterations of the slowest rank's latency; MB/s: bytes that cross\n"
-          "# processes ((ranks-1) x size) / p50; memcpy: one rank copying size bytes.\n");
+          "# processes ((ranks-1) x size) / p50; memcpy: one rank copying size bytes; floor: every\n"
+          "# rank at once copying its share of (ranks-1) x size bytes (the slowest).\n");
+      std::printf("# buffers: %s\n", cfg.shared ? "Team::allocate_shared" : "private (std::vector)");
       if (!cfg.csv.empty()) {
         csv = std::fopen(cfg.csv.c_str(), "w");
         if (csv)
           std::fprintf(csv,
                        "collective,ranks,bytes,iterations,avg_us,min_us,max_us,p50_us,mbps,memcpy_"
-                       "us,valid\n");
+                       "us,floor_us,valid\n");
       }
     }
     std::uint64_t seq = 0;
     int total_bad = 0;
     for (Coll coll : cfg.colls) {
       if (me == 0) {
-        std::printf("\n# %s\n%12s %10s %10s %10s %10s %11s %11s %7s %6s\n", name_of(coll), "bytes",
-                    "avg(us)", "min(us)", "max(us)", "p50(us)", "MB/s", "memcpy(us)", "iters",
-                    "valid");
+        std::printf("\n# %s\n%12s %10s %10s %10s %10s %11s %11s %10s %7s %6s\n", name_of(coll),
+                    "bytes", "avg(us)", "min(us)", "max(us)", "p50(us)", "MB/s", "memcpy(us)",
+                    "floor(us)", "iters", "valid");
       }
       for (std::uint64_t bytes = cfg.min_bytes; bytes <= cfg.max_bytes; bytes *= 2) {
         b.counts.assign(usize, static_cast<Count>(bytes));
@@ -269,6 +293,19 @@ int main(int argc, char** argv) {
           }
           copy_us = median(c);
         }
+        std::vector<double> floor_samples;
+        const std::uint64_t share = bytes * (usize - 1) / usize;
+        for (int k = -2; k < std::min(iters, 50); ++k) {  // two warm-up copies
+          team.barrier();
+          const auto t0 = Clock::now();
+          std::memcpy(b.recv.data(), b.send.data(), share);
+          const double us =
+              std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
+          std::vector<double> each(me == 0 ? usize : 0);
+          team.gather(&us, 1, kDouble, each.data(), 1, kDouble, 0);
+          if (me == 0 && k >= 0) floor_samples.push_back(*std::max_element(each.begin(), each.end()));
+        }
+        const double floor_us = me == 0 ? median(floor_samples) : 0;
         int bad = 0;
         if (cfg.validate) {
           ++seq;
@@ -294,14 +331,14 @@ int main(int argc, char** argv) {
           const double p50 = median(slowest);
           const double mbps = p50 > 0 ? static_cast<double>(bytes * (usize - 1)) / p50 : 0;
           const char* valid = cfg.validate ? (bad == 0 ? "ok" : "FAIL") : "-";
-          std::printf("%12llu %10.2f %10.2f %10.2f %10.2f %11.1f %11.2f %7d %6s\n",
+          std::printf("%12llu %10.2f %10.2f %10.2f %10.2f %11.1f %11.2f %10.2f %7d %6s\n",
                       static_cast<unsigned long long>(bytes), avg, mn, mx, p50, mbps, copy_us,
-                      iters, valid);
+                      floor_us, iters, valid);
           std::fflush(stdout);
           if (csv) {
-            std::fprintf(csv, "%s,%d,%llu,%d,%.3f,%.3f,%.3f,%.3f,%.1f,%.3f,%s\n", name_of(coll),
-                         size, static_cast<unsigned long long>(bytes), iters, avg, mn, mx, p50,
-                         mbps, copy_us, valid);
+            std::fprintf(csv, "%s,%d,%llu,%d,%.3f,%.3f,%.3f,%.3f,%.1f,%.3f,%.3f,%s\n",
+                         name_of(coll), size, static_cast<unsigned long long>(bytes), iters, avg,
+                         mn, mx, p50, mbps, copy_us, floor_us, valid);
           }
         }
       }
