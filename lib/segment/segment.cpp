@@ -2,16 +2,15 @@
 
 #include <fcntl.h>
 #include <sys/random.h>
-#include <sys/statvfs.h>
 #include <unistd.h>
 
-#include <boost/interprocess/permissions.hpp>
 #include <boost/interprocess/shared_memory_object.hpp>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <new>
 
+#include "segment/shared_region.hpp"
 #include "shmcoll/error.hpp"
 
 namespace shmcoll::segment {
@@ -20,18 +19,6 @@ namespace bip = boost::interprocess;
 namespace {
 
 std::string describe(const std::string& name) { return "shared segment '" + name + "'"; }
-
-void check_room(const std::string& name, std::uint64_t bytes) {
-  struct statvfs fs {};
-  if (statvfs("/dev/shm", &fs) != 0) return;  // no /dev/shm to inspect: fallocate decides
-  const std::uint64_t avail = std::uint64_t{fs.f_bavail} * fs.f_frsize;
-  if (avail < bytes) {
-    throw SegmentError(describe(name) + " needs " + std::to_string(bytes) +
-                       " bytes but /dev/shm has only " + std::to_string(avail) +
-                       " bytes free; enlarge /dev/shm (docker: --shm-size) or lower "
-                       "SHMCOLL_SLOT_BYTES / SHMCOLL_SLOTS");
-  }
-}
 
 template <class F>
 auto boost_call(const std::string& what, F&& f) {
@@ -46,23 +33,10 @@ auto boost_call(const std::string& what, F&& f) {
 
 Segment Segment::create(const std::string& name, const Geometry& geometry) {
   const std::uint64_t total = geometry.total_bytes();
-  check_room(name, total);
-  bip::permissions perm;
-  perm.set_permissions(0600);
-  bip::shared_memory_object shm = boost_call("cannot create " + describe(name), [&] {
-    return bip::shared_memory_object(bip::create_only, name.c_str(), bip::read_write, perm);
-  });
+  bip::shared_memory_object shm = create_reserved_object(
+      name, total, describe(name),
+      "; enlarge /dev/shm (docker: --shm-size) or lower SHMCOLL_SLOT_BYTES / SHMCOLL_SLOTS");
   try {
-    // The process umask may have narrowed the mode; it can never have widened it, but make the
-    // intent explicit and independent of the umask.
-    fchmod(shm.get_mapping_handle().handle, 0600);
-    shm.truncate(static_cast<bip::offset_t>(total));
-    // Reserve every page now: tmpfs otherwise allocates on first touch and a full /dev/shm
-    // would kill a rank with SIGBUS in the middle of a collective.
-    if (int err = posix_fallocate(shm.get_mapping_handle().handle, 0, static_cast<off_t>(total))) {
-      throw SegmentError("cannot reserve " + std::to_string(total) + " bytes for " +
-                         describe(name) + ": " + std::strerror(err));
-    }
     Segment seg;
     seg.region_ = bip::mapped_region(shm, bip::read_write);
     seg.geometry_ = geometry;

@@ -19,33 +19,55 @@ std::string describe(const std::string& name) { return "shared buffer '" + name 
 
 }  // namespace
 
-SharedRegion SharedRegion::create(const std::string& name, std::uint64_t bytes) {
+bip::shared_memory_object create_reserved_object(const std::string& name, std::uint64_t bytes,
+                                                 const std::string& what,
+                                                 const std::string& advice) {
   struct statvfs fs {};
-  if (statvfs("/dev/shm", &fs) == 0) {
+  if (statvfs("/dev/shm", &fs) == 0) {  // no /dev/shm to inspect: fallocate decides
     const std::uint64_t avail = std::uint64_t{fs.f_bavail} * fs.f_frsize;
     if (avail < bytes) {
-      throw SegmentError("allocate_shared: " + describe(name) + " needs " +
-                         std::to_string(bytes) + " bytes but /dev/shm has only " +
-                         std::to_string(avail) + " bytes free");
+      throw SegmentError(what + " needs " + std::to_string(bytes) +
+                         " bytes but /dev/shm has only " + std::to_string(avail) +
+                         " bytes free" + advice);
     }
   }
   bip::permissions perm;
   perm.set_permissions(0600);
+  bip::shared_memory_object shm;
   try {
-    bip::shared_memory_object shm(bip::create_only, name.c_str(), bip::read_write, perm);
-    fchmod(shm.get_mapping_handle().handle, 0600);  // whatever the umask did
+    shm = bip::shared_memory_object(bip::create_only, name.c_str(), bip::read_write, perm);
+  } catch (const bip::interprocess_exception& e) {
+    throw SegmentError("cannot create " + what + ": " + e.what());
+  }
+  try {
+    // The process umask may have narrowed the mode; it can never have widened it, but make the
+    // intent explicit and independent of the umask.
+    fchmod(shm.get_mapping_handle().handle, 0600);
     shm.truncate(static_cast<bip::offset_t>(bytes));
     if (int err = posix_fallocate(shm.get_mapping_handle().handle, 0, static_cast<off_t>(bytes))) {
-      bip::shared_memory_object::remove(name.c_str());
-      throw SegmentError("allocate_shared: cannot reserve " + std::to_string(bytes) +
-                         " bytes for " + describe(name) + ": " + std::strerror(err));
+      throw SegmentError("cannot reserve " + std::to_string(bytes) + " bytes for " + what + ": " +
+                         std::strerror(err));
     }
+  } catch (const bip::interprocess_exception& e) {
+    bip::shared_memory_object::remove(name.c_str());
+    throw SegmentError("cannot size " + what + ": " + e.what());
+  } catch (...) {
+    bip::shared_memory_object::remove(name.c_str());
+    throw;
+  }
+  return shm;
+}
+
+SharedRegion SharedRegion::create(const std::string& name, std::uint64_t bytes) {
+  bip::shared_memory_object shm =
+      create_reserved_object(name, bytes, "allocate_shared: " + describe(name), "");
+  try {
     SharedRegion region;
     region.region_ = bip::mapped_region(shm, bip::read_write);
     return region;
   } catch (const bip::interprocess_exception& e) {
     bip::shared_memory_object::remove(name.c_str());
-    throw SegmentError("allocate_shared: cannot create " + describe(name) + ": " + e.what());
+    throw SegmentError("allocate_shared: cannot map " + describe(name) + ": " + e.what());
   }
 }
 

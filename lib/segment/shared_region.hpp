@@ -4,11 +4,21 @@
 #pragma once
 
 #include <boost/interprocess/mapped_region.hpp>
+#include <boost/interprocess/shared_memory_object.hpp>
 #include <cstddef>
 #include <cstdint>
 #include <string>
 
 namespace shmcoll::segment {
+
+// Creates `name` exclusively with mode 0600, `bytes` long, every page reserved now: tmpfs
+// otherwise allocates on first touch, and a full /dev/shm would kill a process with SIGBUS in
+// the middle of a collective. Throws SegmentError naming `what` (a room shortfall followed by
+// `advice`); the name is removed again on any failure after it was created.
+boost::interprocess::shared_memory_object create_reserved_object(const std::string& name,
+                                                                 std::uint64_t bytes,
+                                                                 const std::string& what,
+                                                                 const std::string& advice);
 
 class SharedRegion {
  public:
