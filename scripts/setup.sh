@@ -12,6 +12,7 @@ packages=(
   libbenchmark-dev      # copy-kernel micro-benchmarks
   libopenmpi-dev openmpi-bin   # the MPI plugin for Open MPI, its tests and comparisons
   libmpich-dev mpich           # the MPI plugin for MPICH, its tests and comparisons
+  gnuplot-nox           # benchmark plots and shmcoll-info --png
 )
 
 missing=()

@@ -62,20 +62,40 @@ void run_matrix(Check check, bool has_in_place, bool v_form, int n,
 TEST_CASE("bcast: matrix over team sizes, roots and counts") {
   for (int n : kTeamSizes) run_matrix(check_bcast, false, false, n);
 }
-TEST_CASE("bcast: matrix down the topology trees of synthetic machines") {
-  // 2 packages x 2 NUMA; 4 NUMA nodes of 3 cores (11 ranks leave one short); 1 package x 8 L3;
-  // and this machine's (one NUMA node: the tree is flat) -- with 8, 11 and 16 ranks, so that
-  // roots fall in every group.
-  for (const char* topology :
-       {"package:2 numa:2 core:4 pu:1", "numa:4 core:3 pu:1", "package:1 l3:8 core:2 pu:1", ""}) {
+// The trees of synthetic machines: 2 packages x 2 NUMA; 4 NUMA nodes of 3 cores (11 ranks
+// leave one short); 1 package x 8 L3; and this machine's (one NUMA node: a one-level tree) --
+// with 8, 11 and 16 ranks, so that roots fall in every group. Each collective is forced onto
+// the tree at every size, including those the registry would send flat.
+const char* const kSyntheticTopologies[] = {"package:2 numa:2 core:4 pu:1", "numa:4 core:3 pu:1",
+                                            "package:1 l3:8 core:2 pu:1", ""};
+Options tree_options(const char* topology) {
+  Options o = test_options();
+  o.topology = topology;
+  o.bcast_algorithm = o.scatter_algorithm = o.gather_algorithm = Algorithm::kTree;
+  return o;
+}
+void run_tree_matrix(Check check, bool has_in_place, bool v_form) {
+  for (const char* topology : kSyntheticTopologies) {
     for (int n : {8, 11, 16}) {
       CAPTURE(topology);
-      Options o = test_options();
-      o.topology = topology;
-      o.bcast_algorithm = BcastAlgorithm::kTree;
-      run_matrix(check_bcast, false, false, n, o);
+      run_matrix(check, has_in_place, v_form, n, tree_options(topology));
     }
   }
+}
+TEST_CASE("bcast: matrix down the topology trees of synthetic machines") {
+  run_tree_matrix(check_bcast, false, false);
+}
+TEST_CASE("scatter: matrix down the topology trees of synthetic machines") {
+  run_tree_matrix(check_scatter, true, false);
+}
+TEST_CASE("gather: matrix up the topology trees of synthetic machines") {
+  run_tree_matrix(check_gather, true, false);
+}
+TEST_CASE("scatterv: matrix down the topology trees of synthetic machines") {
+  run_tree_matrix(check_scatterv, true, true);
+}
+TEST_CASE("gatherv: matrix up the topology trees of synthetic machines") {
+  run_tree_matrix(check_gatherv, true, true);
 }
 
 // The single-copy path (cross-memory attach) from the smallest block on, so that every count

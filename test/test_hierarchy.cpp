@@ -74,6 +74,26 @@ TEST_CASE("hierarchy: every rank is reached exactly once, for every size, root a
           }
         }
         for (int r = 0; r < n; ++r) CHECK(seen[static_cast<std::size_t>(r)] == 1);
+        // Preorder: a permutation from the root in which every subtree is a contiguous run
+        // starting at its own rank.
+        REQUIRE(t.preorder.size() == static_cast<std::size_t>(n));
+        CHECK(t.preorder.front() == root);
+        for (int r = 0; r < n; ++r) {
+          const int at = t.position[static_cast<std::size_t>(r)];
+          REQUIRE(at >= 0);
+          CHECK(t.preorder[static_cast<std::size_t>(at)] == r);
+          const int end = at + t.subtree_size[static_cast<std::size_t>(r)];
+          REQUIRE(end <= n);
+          for (int i = at + 1; i < end; ++i) {
+            int a = t.preorder[static_cast<std::size_t>(i)];
+            while (a != -1 && a != r) a = t.parent[static_cast<std::size_t>(a)];
+            CHECK(a == r);  // inside the run: a descendant of r
+          }
+          int descendants = 0;
+          for (int c : t.children[static_cast<std::size_t>(r)])
+            descendants += t.subtree_size[static_cast<std::size_t>(c)];
+          CHECK(t.subtree_size[static_cast<std::size_t>(r)] == descendants + 1);
+        }
         CHECK(t.depth == max_depth);
         CHECK(t.depth <= static_cast<int>(levels.size()) + 1);
         CHECK(t.levels == levels);
@@ -137,6 +157,65 @@ TEST_CASE("hierarchy: 2 packages x 2 NUMA, 16 ranks, root 5") {
   CHECK(t.children[0] == std::vector<int>{1, 2, 3});
   CHECK(t.depth == 3);
   MESSAGE(draw_tree(t, places));
+}
+
+}  // namespace shmcoll::topology
+
+// The subtree images of coll/tree_layout.hpp: a child's image inside its parent's is an exact
+// shift of its own (what lets a rank move a whole subtree with one copy), blocks do not
+// overlap, and large blocks and multi-rank subtrees start aligned.
+#include <random>
+
+#include "coll/tree_layout.hpp"
+
+namespace shmcoll::topology {
+
+TEST_CASE("tree layout: a child's image is a shift of its own, for every size, root and layout") {
+  std::mt19937_64 rng(7);
+  const std::uint64_t kSizes[] = {0, 1, 8, 63, 64, 255, 256, 1000, 4096};
+  for (const auto& [name, layout] : kLayouts) {
+    for (int n : {1, 2, 5, 8, 11, 16, 33, 64}) {
+      std::vector<Place> places(static_cast<std::size_t>(n));
+      for (int r = 0; r < n; ++r) places[static_cast<std::size_t>(r)] = layout(r, n);
+      for (int root = 0; root < n; root += 3) {
+        CAPTURE(name);
+        CAPTURE(n);
+        CAPTURE(root);
+        const Tree t = build_tree(places, root);
+        std::vector<std::uint64_t> sizes(static_cast<std::size_t>(n));
+        for (auto& s : sizes) s = kSizes[rng() % std::size(kSizes)];
+        tree_layout::Image whole;
+        REQUIRE(tree_layout::lay_out(t, root, sizes, whole));
+        std::uint64_t end = 0;
+        for (int i = 0; i < n; ++i) {
+          const auto u = static_cast<std::size_t>(i);
+          CHECK(whole.offset[u] >= end);  // in order, no overlap
+          end = whole.offset[u] + sizes[u];
+          const int r = t.preorder[u];
+          if (i > 0 && (sizes[u] >= 256 || t.subtree_size[static_cast<std::size_t>(r)] > 1))
+            CHECK(whole.offset[u] % 64 == 0);
+        }
+        CHECK(whole.bytes == end);
+        for (int x = 0; x < n; ++x) {
+          const auto first = static_cast<std::size_t>(t.position[static_cast<std::size_t>(x)]);
+          const auto count = static_cast<std::size_t>(t.subtree_size[static_cast<std::size_t>(x)]);
+          tree_layout::Image own;
+          REQUIRE(tree_layout::lay_out(t, x, std::span(sizes).subspan(first, count), own));
+          for (std::size_t j = 0; j < count; ++j)
+            CHECK(whole.offset[first + j] - whole.offset[first] == own.offset[j]);
+          CHECK(own.bytes == whole.end_of(first, count, sizes) - whole.offset[first]);
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("tree layout: sizes beyond any message are refused (a corrupt table)") {
+  std::vector<Place> places(4, Place{0, 0, 0, 0});
+  const Tree t = build_tree(places, 0);
+  std::vector<std::uint64_t> sizes{8, tree_layout::kMaxBlock + 1, 8, 8};
+  tree_layout::Image image;
+  CHECK_FALSE(tree_layout::lay_out(t, 0, sizes, image));
 }
 
 }  // namespace shmcoll::topology

@@ -212,3 +212,41 @@ TEST_CASE("segment geometry: a fixed part plus a per-rank part, all cache-line a
 }
 
 }  // namespace shmcoll
+
+#include "coll/registry.hpp"
+
+namespace shmcoll {
+
+TEST_CASE("algorithm registry: by collective, size and team shape; options force either") {
+  registry::TeamShape shape{.size = 16, .splits = true, .single_copy = true,
+                            .single_copy_min_bytes = 32768, .slot_bytes = 65536, .slots = 4};
+  using registry::choose;
+  CHECK(choose(shape, Kind::kBcast, 8).tree);
+  CHECK(choose(shape, Kind::kBcast, 1 << 24).tree);  // each byte crosses a boundary once
+  CHECK(choose(shape, Kind::kScatter, 8).tree);
+  CHECK_FALSE(choose(shape, Kind::kScatter, 32768).tree);  // the flat single copy from here
+  CHECK_FALSE(choose(shape, Kind::kGather, 1 << 20).tree);
+  CHECK_FALSE(choose(shape, Kind::kScatterv, 8).tree);  // sizes unknown: single copy decides
+  shape.single_copy = false;
+  CHECK(choose(shape, Kind::kGather, 1 << 20).tree);
+  CHECK(choose(shape, Kind::kGatherv, 0).tree);
+  shape.splits = false;  // one group: nothing to save
+  for (Kind k : {Kind::kBcast, Kind::kScatter, Kind::kGather, Kind::kScatterv, Kind::kGatherv})
+    CHECK_FALSE(choose(shape, k, 8).tree);
+  shape.scatter = Algorithm::kTree;
+  CHECK(choose(shape, Kind::kScatter, 8).tree);
+  CHECK(choose(shape, Kind::kScatterv, 8).tree);
+  CHECK_FALSE(choose(shape, Kind::kGather, 8).tree);
+  shape.splits = true;
+  shape.gather = Algorithm::kFlat;
+  CHECK_FALSE(choose(shape, Kind::kGatherv, 8).tree);
+  // A v-form's size table must fit in a writer's slots: 16 ranks need 128 bytes.
+  shape.slot_bytes = 64;
+  shape.slots = 1;
+  CHECK_FALSE(choose(shape, Kind::kScatterv, 8).tree);
+  CHECK(choose(shape, Kind::kScatter, 8).tree);
+  shape.size = 1;
+  CHECK_FALSE(choose(shape, Kind::kScatter, 8).tree);
+}
+
+}  // namespace shmcoll

@@ -5,29 +5,65 @@
 #include <cstdlib>
 #include <string>
 
+#include "coll/registry.hpp"
 #include "segment/layout.hpp"
+#include "tree_png.hpp"
 #include "shmcoll/shmcoll.hpp"
 #include "topology/discovery.hpp"
 
 namespace {
 
 const char* kUsage =
-    "usage: shmcoll-info [--segment-size RANKS] [--ranks N [--root R]] [--topology SPEC]\n"
+    "usage: shmcoll-info [--segment-size RANKS] [--ranks N [--root R] [--png FILE]]\n"
+    "                    [--topology SPEC]\n"
     "\n"
     "Prints every SHMCOLL_* parameter with its default and its value in this environment.\n"
     "  --segment-size RANKS  also the bytes of shared memory a team of RANKS maps\n"
     "  --ranks N             the topology, where N ranks would sit, and the tree from --root\n"
     "                        (default 0): on this machine as shmcoll-run --bind core places\n"
     "                        them (rank r on core r mod cores); with a synthetic or XML\n"
-    "                        topology on PU r mod PUs\n"
+    "                        topology on PU r mod PUs; and which algorithm each collective\n"
+    "                        takes at each size on such a team\n"
+    "  --png FILE            also draw that tree into FILE (with gnuplot)\n"
     "  --topology SPEC       an hwloc synthetic description (\"package:2 numa:2 core:4 pu:1\")\n"
     "                        or an XML file, instead of SHMCOLL_TOPOLOGY / this machine\n";
+
+// Which algorithm each collective takes on a team of `ranks` at each size (coll/registry.hpp),
+// assuming the team passes the single-copy probe unless SHMCOLL_SINGLE_COPY=off.
+void print_algorithms(const shmcoll::Options& options, int ranks, bool splits) {
+  using shmcoll::Kind;
+  shmcoll::registry::TeamShape shape;
+  shape.size = ranks;
+  shape.splits = splits;
+  shape.single_copy = options.single_copy == shmcoll::SingleCopy::kAuto;
+  shape.single_copy_min_bytes = options.single_copy_min_bytes;
+  shape.slot_bytes = (options.slot_bytes + 63) / 64 * 64;
+  shape.slots = static_cast<std::uint32_t>(options.slots);
+  shape.bcast = options.bcast_algorithm;
+  shape.scatter = options.scatter_algorithm;
+  shape.gather = options.gather_algorithm;
+  std::printf("\nalgorithms on this team (%s single copy):\n",
+              shape.single_copy ? "assuming the probe grants" : "without");
+  const std::uint64_t sizes[] = {8, 1024, 16 * 1024, options.single_copy_min_bytes, 1 << 20, 16 << 20};
+  for (Kind kind : {Kind::kBcast, Kind::kScatter, Kind::kGather, Kind::kScatterv, Kind::kGatherv}) {
+    const bool v_form = kind == Kind::kScatterv || kind == Kind::kGatherv;
+    if (v_form) {
+      std::printf("  %-9s any size      %s\n", shmcoll::kind_name(kind),
+                  shmcoll::registry::choose(shape, kind, 0).why);
+      continue;
+    }
+    for (std::uint64_t b : sizes) {
+      std::printf("  %-9s %9llu B   %s\n", shmcoll::kind_name(kind), static_cast<unsigned long long>(b),
+                  shmcoll::registry::choose(shape, kind, b).why);
+    }
+  }
+}
 
 }  // namespace
 
 int main(int argc, char** argv) {
   int segment_ranks = 0, ranks = 0, root = 0;
-  std::string topology_spec;
+  std::string topology_spec, png;
   bool topology_given = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -47,6 +83,8 @@ int main(int argc, char** argv) {
       ranks = std::atoi(value().c_str());
     } else if (a == "--root") {
       root = std::atoi(value().c_str());
+    } else if (a == "--png") {
+      png = value();
     } else if (a == "--topology") {
       topology_spec = value();
       topology_given = true;
@@ -88,6 +126,17 @@ int main(int argc, char** argv) {
       const topo::Tree tree = topo::build_tree(places, root);
       std::printf("tree for a broadcast, scatter or gather rooted at %d (depth %d):\n%s", root, tree.depth,
                   topo::draw_tree(tree, places).c_str());
+      if (!png.empty()) {
+        const std::string title = std::to_string(ranks) + " ranks, root " + std::to_string(root) +
+                                  ", " + t->source();
+        const std::string problem = shmcoll::tools::draw_tree_png(tree, places, title, png);
+        if (!problem.empty()) {
+          std::fprintf(stderr, "shmcoll-info: --png %s: %s\n", png.c_str(), problem.c_str());
+          return 1;
+        }
+        std::printf("tree drawn into %s\n", png.c_str());
+      }
+      print_algorithms(options, ranks, !tree.levels.empty());
     }
   } catch (const shmcoll::Error& e) {
     std::fprintf(stderr, "shmcoll-info: %s\n", e.what());

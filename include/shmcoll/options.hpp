@@ -8,10 +8,11 @@
 
 namespace shmcoll {
 
-// How broadcasts travel: flat from the root to everyone, or down the topology tree (package,
-// NUMA node, L3; see lib/topology/hierarchy.hpp). kAuto takes the tree when the ranks' places
-// split into more than one group.
-enum class BcastAlgorithm { kAuto, kFlat, kTree };
+// How a collective travels: flat between the root and everyone, or along the topology tree
+// (package, NUMA node, L3; see lib/topology/hierarchy.hpp). kAuto lets the registry choose by
+// size and team shape (lib/coll/registry.hpp); the others force one, for benchmarks and tests.
+enum class Algorithm { kAuto, kFlat, kTree };
+using BcastAlgorithm = Algorithm;
 
 // Whether large messages may move with one copy between the processes' own buffers (Linux
 // cross-memory attach, probed at team formation) instead of two through the shared slots.
@@ -44,7 +45,9 @@ struct Options {
   // The topology the ranks' places come from: empty for this machine, an hwloc synthetic
   // description ("package:2 numa:2 l3:1 core:4 pu:1"), or an XML topology file (*.xml).
   std::string topology;
-  BcastAlgorithm bcast_algorithm = BcastAlgorithm::kAuto;
+  Algorithm bcast_algorithm = Algorithm::kAuto;
+  Algorithm scatter_algorithm = Algorithm::kAuto;  // scatter and scatterv
+  Algorithm gather_algorithm = Algorithm::kAuto;   // gather and gatherv
   SingleCopy single_copy = SingleCopy::kAuto;
   // Per-rank block size (bytes) from which flat broadcast, scatter and gather use the single
   // copy, when the team has it. Below it the slots win: no system call per transfer. Measured

@@ -22,7 +22,7 @@ BcastOp::BcastOp(TeamImpl& team, void* buffer, Count count, Datatype type, int r
 bool BcastOp::advance_data(sync::WaitTarget& blocked_on) {
   const int me = team_.rank();
   if (team_.size() == 1) return true;
-  if (!started_ && team_.bcast_uses_tree()) {
+  if (!started_ && team_.uses_tree(Kind::kBcast, sig_.bytes)) {
     const topology::Tree& tree = team_.tree(sig_.root);
     tree_ = true;
     source_ = me == sig_.root ? me : tree.parent[static_cast<std::size_t>(me)];

@@ -10,6 +10,7 @@
 #include "coll/gather_root.hpp"
 #include "coll/scatter_stream.hpp"
 #include "coll/single_copy.hpp"
+#include "coll/tree_gather.hpp"
 #include "core/operation.hpp"
 #include "core/stream.hpp"
 
@@ -28,6 +29,7 @@ class GatherOp final : public CollectiveOp {
  private:
   bool advance_data(sync::WaitTarget& blocked_on) override;
   bool checked_in_data_path(int peer) const override {
+    if (tree_) return false;        // the agree stage checks every peer
     if (single_copy_) return true;  // only the root and each peer exchange anything
     return team_.rank() == sig_.root && peer != sig_.root && sig_.bytes > 0;
   }
@@ -36,6 +38,8 @@ class GatherOp final : public CollectiveOp {
   std::byte* recvbuf_ = nullptr;
   bool in_place_ = false;
   bool started_ = false;
+  bool tree_ = false;
+  TreeGather tree_gather_;
   bool single_copy_ = false;
   SingleCopyExchange exchange_;
   StreamWriter writer_;
@@ -56,7 +60,7 @@ class GathervOp final : public CollectiveOp {
   bool checked_in_data_path(int peer) const override {
     // Single-copy senders are not read through a stream: the agree stage checks them.
     const auto p = static_cast<std::size_t>(peer);
-    return team_.rank() == sig_.root && peer != sig_.root && blocks_[p].second > 0 &&
+    return !tree_ && team_.rank() == sig_.root && peer != sig_.root && blocks_[p].second > 0 &&
            (table_.empty() || (table_[p].offset & ScatterTableEntry::kDirect) == 0);
   }
   void abandon() override {
@@ -65,11 +69,14 @@ class GathervOp final : public CollectiveOp {
   bool advance_root(sync::WaitTarget& blocked_on);
   bool pump_table(sync::WaitTarget& blocked_on);
   bool send_direct(sync::WaitTarget& blocked_on);
+  bool advance_tree(sync::WaitTarget& blocked_on);
 
   const std::byte* sendbuf_ = nullptr;
   std::byte* recvbuf_ = nullptr;
   bool in_place_ = false;
   bool started_ = false;
+  bool tree_ = false;  // along the topology tree (registry), decided at construction
+  TreeGather tree_gather_;
   std::vector<std::pair<std::uint64_t, std::uint64_t>> blocks_;  // root: (offset, bytes) per rank
   StreamWriter writer_;
   GatherRoot root_side_;

@@ -16,11 +16,12 @@ GathervOp::GathervOp(TeamImpl& team, const void* sendbuf, Count sendcount, Datat
       in_place_(in_place) {
   const validate::Context ctx{Kind::kGatherv, team.rank(), team.size(), root, team.slot_bytes()};
   validate::common(ctx, in_place);
+  tree_ = team.size() > 1 && team.uses_tree(Kind::kGatherv, 0);
   if (!ctx.is_root()) {
     sig_.bytes = validate::bytes(ctx, "sendcount", sendcount, sendtype);
     validate::buffer(ctx, "sendbuf", sendbuf, sig_.bytes);
     validate::stream_length(ctx, sig_.bytes);
-    direct_ = team.single_copy_for(sig_.bytes);
+    direct_ = !tree_ && team.single_copy_for(sig_.bytes);
     expose(sendbuf);
     lend(sendbuf, sig_.bytes);
     return;
@@ -49,7 +50,7 @@ GathervOp::GathervOp(TeamImpl& team, const void* sendbuf, Count sendcount, Datat
     lend(sendbuf, mine);
   }
   for (int r = 0; r < team.size(); ++r) {
-    if (r != root && team.single_copy_for(blocks[static_cast<std::size_t>(r)].bytes))
+    if (!tree_ && r != root && team.single_copy_for(blocks[static_cast<std::size_t>(r)].bytes))
       direct_peers_.push_back(r);
   }
   if (!direct_peers_.empty()) {
@@ -150,7 +151,25 @@ bool GathervOp::send_direct(sync::WaitTarget& blocked_on) {
   return true;
 }
 
+bool GathervOp::advance_tree(sync::WaitTarget& blocked_on) {
+  if (!started_) {
+    if (team_.rank() == sig_.root) {
+      std::vector<TreeGather::Block> blocks(blocks_.size());
+      for (std::size_t r = 0; r < blocks_.size(); ++r)
+        blocks[r] = {recvbuf_ + blocks_[r].first, blocks_[r].second};
+      tree_gather_.start_root(team_, *this, true, std::move(blocks));
+      const auto& own = blocks_[static_cast<std::size_t>(sig_.root)];
+      if (!in_place_ && own.second > 0) copy::copy_bytes(recvbuf_ + own.first, sendbuf_, own.second);
+    } else {
+      tree_gather_.start_member(team_, *this, true, sendbuf_, sig_.bytes);
+    }
+    started_ = true;
+  }
+  return tree_gather_.advance(team_, *this, blocked_on);
+}
+
 bool GathervOp::advance_data(sync::WaitTarget& blocked_on) {
+  if (tree_) return advance_tree(blocked_on);
   if (team_.rank() == sig_.root) return advance_root(blocked_on);
   if (direct_) return send_direct(blocked_on);
   if (!started_) {

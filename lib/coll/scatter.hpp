@@ -10,6 +10,7 @@
 
 #include "coll/scatter_stream.hpp"
 #include "coll/single_copy.hpp"
+#include "coll/tree_scatter.hpp"
 #include "core/operation.hpp"
 #include "core/stream.hpp"
 
@@ -28,6 +29,7 @@ class ScatterOp final : public CollectiveOp {
  private:
   bool advance_data(sync::WaitTarget& blocked_on) override;
   bool checked_in_data_path(int peer) const override {
+    if (tree_) return false;        // the agree stage checks every peer
     if (single_copy_) return true;  // only the root and each peer exchange anything
     return peer == sig_.root && team_.rank() != sig_.root && sig_.bytes > 0;
   }
@@ -36,6 +38,8 @@ class ScatterOp final : public CollectiveOp {
   std::byte* recvbuf_ = nullptr;
   bool in_place_ = false;
   bool started_ = false;
+  bool tree_ = false;
+  TreeScatter tree_scatter_;
   bool single_copy_ = false;
   SingleCopyExchange exchange_;
   ScatterRootStream plan_;
@@ -57,15 +61,19 @@ class ScattervOp final : public CollectiveOp {
   // Only the root sees every rank's size, so the others wait for its verdict (kFull).
   bool needs_root_verdict() const override { return team_.rank() != sig_.root; }
   bool checked_in_data_path(int peer) const override {
-    return peer == sig_.root && team_.rank() != sig_.root;
+    return !tree_ && peer == sig_.root && team_.rank() != sig_.root;
   }
 
   bool advance_root(sync::WaitTarget& blocked_on);
+  bool advance_tree(sync::WaitTarget& blocked_on);
   bool copy_direct_block(sync::WaitTarget& blocked_on);
 
   enum class Stage { kStart, kEntry, kBlock, kDirect };
   const std::byte* sendbuf_ = nullptr;
   std::byte* recvbuf_ = nullptr;
+  bool tree_ = false;  // along the topology tree (registry), decided at construction
+  std::vector<TreeScatter::Block> tree_blocks_;  // root, tree: every rank's block of sendbuf
+  TreeScatter tree_scatter_;
   std::vector<std::uint64_t> send_bytes_;                            // root: bytes per rank
   std::pair<const std::byte*, std::uint64_t> copy_own_{nullptr, 0};  // root's own block
   std::vector<int> direct_peers_;  // root: ranks that copy their block themselves

@@ -13,6 +13,7 @@ ScattervOp::ScattervOp(TeamImpl& team, const void* sendbuf, std::span<const Coun
       recvbuf_(static_cast<std::byte*>(recvbuf)) {
   const validate::Context ctx{Kind::kScatterv, team.rank(), team.size(), root, team.slot_bytes()};
   validate::common(ctx, in_place);
+  tree_ = team.size() > 1 && team.uses_tree(Kind::kScatterv, 0);
   if (!ctx.is_root()) {
     sig_.bytes = validate::bytes(ctx, "recvcount", recvcount, recvtype);
     validate::buffer(ctx, "recvbuf", recvbuf, sig_.bytes);
@@ -42,6 +43,15 @@ ScattervOp::ScattervOp(TeamImpl& team, const void* sendbuf, std::span<const Coun
     }
     validate::buffer(ctx, "recvbuf", recvbuf, mine);
   }
+  if (!in_place && blocks[me].bytes > 0)
+    copy_own_ = {sendbuf_ + blocks[me].offset, blocks[me].bytes};
+  if (tree_) {
+    tree_blocks_.resize(blocks.size());
+    for (std::size_t r = 0; r < blocks.size(); ++r)
+      tree_blocks_[r] = {sendbuf_ + blocks[r].offset, blocks[r].bytes};
+    expose(sendbuf);
+    return;
+  }
   // Keep the block offsets for the plan (the spans may not outlive this call in a request).
   // Blocks from the single-copy threshold on stay out of the stream: their ranks read them
   // from sendbuf themselves.
@@ -61,8 +71,6 @@ ScattervOp::ScattervOp(TeamImpl& team, const void* sendbuf, std::span<const Coun
     direct_peers_.push_back(r);
   }
   expose(sendbuf);
-  if (!in_place && blocks[me].bytes > 0)
-    copy_own_ = {sendbuf_ + blocks[me].offset, blocks[me].bytes};
 }
 
 std::int64_t ScattervOp::expected_peer_bytes(int peer) const {
@@ -113,7 +121,23 @@ bool ScattervOp::copy_direct_block(sync::WaitTarget& blocked_on) {
   return true;
 }
 
+bool ScattervOp::advance_tree(sync::WaitTarget& blocked_on) {
+  if (stage_ == Stage::kStart) {
+    if (team_.rank() == sig_.root) {
+      tree_scatter_.start_root(team_, *this, true, std::move(tree_blocks_));
+      if (copy_own_.second > 0) copy::copy_bytes(recvbuf_, copy_own_.first, copy_own_.second);
+    } else {
+      tree_scatter_.start_member(team_, *this, true, sig_.bytes, recvbuf_);
+    }
+    stage_ = Stage::kBlock;
+  }
+  if (!tree_scatter_.advance(team_, *this, blocked_on)) return false;
+  if (const std::uint64_t step = tree_scatter_.deferred_ack()) defer_final_ack(step);
+  return true;
+}
+
 bool ScattervOp::advance_data(sync::WaitTarget& blocked_on) {
+  if (tree_) return advance_tree(blocked_on);
   const int me = team_.rank();
   const std::uint64_t slot = team_.slot_bytes();
   if (me == sig_.root) return advance_root(blocked_on);

@@ -27,6 +27,25 @@ long long parse_integer(const char* name, const std::string& v, long long lo, lo
   return *n;
 }
 
+// One algorithm choice (auto, flat, tree) per collective.
+Row algorithm_parameter(const char* name, const char* doc, Algorithm Options::*field) {
+  return {name, doc,
+          [field](const Options& o) {
+            const Algorithm a = o.*field;
+            return std::string(a == Algorithm::kFlat ? "flat" : a == Algorithm::kTree ? "tree" : "auto");
+          },
+          [name, field](Options& o, const std::string& v) {
+            if (v == "auto")
+              o.*field = Algorithm::kAuto;
+            else if (v == "flat")
+              o.*field = Algorithm::kFlat;
+            else if (v == "tree")
+              o.*field = Algorithm::kTree;
+            else
+              throw InvalidArgument(std::string(name) + "='" + v + "' must be auto, flat or tree");
+          }};
+}
+
 const std::vector<Row>& rows() {
   static const std::vector<Row> table = {
       {"SHMCOLL_SLOT_BYTES", "bytes per data slot; larger messages move in chunks of this size",
@@ -83,24 +102,18 @@ const std::vector<Row>& rows() {
        [](Options& o, const std::string& v) {
          o.yield_iterations = static_cast<int>(parse_integer("SHMCOLL_YIELDS", v, 0, 1 << 30));
        }},
-      {"SHMCOLL_BCAST_ALGORITHM",
-       "auto: down the topology tree when the ranks span several packages, NUMA nodes or L3 "
-       "caches, else flat; flat; tree",
-       [](const Options& o) {
-         return std::string(o.bcast_algorithm == BcastAlgorithm::kFlat   ? "flat"
-                            : o.bcast_algorithm == BcastAlgorithm::kTree ? "tree"
-                                                                         : "auto");
-       },
-       [](Options& o, const std::string& v) {
-         if (v == "auto")
-           o.bcast_algorithm = BcastAlgorithm::kAuto;
-         else if (v == "flat")
-           o.bcast_algorithm = BcastAlgorithm::kFlat;
-         else if (v == "tree")
-           o.bcast_algorithm = BcastAlgorithm::kTree;
-         else
-           throw InvalidArgument("SHMCOLL_BCAST_ALGORITHM='" + v + "' must be auto, flat or tree");
-       }},
+      algorithm_parameter("SHMCOLL_BCAST_ALGORITHM",
+                          "auto: down the topology tree when the ranks span several packages, "
+                          "NUMA nodes or L3 caches, else flat; flat; tree",
+                          &Options::bcast_algorithm),
+      algorithm_parameter("SHMCOLL_SCATTER_ALGORITHM",
+                          "scatter and scatterv. auto: down the topology tree when the ranks span "
+                          "several groups and the blocks are below the single-copy size (scatterv: "
+                          "when the team has no single copy), else flat; flat; tree",
+                          &Options::scatter_algorithm),
+      algorithm_parameter("SHMCOLL_GATHER_ALGORITHM",
+                          "gather and gatherv: as SHMCOLL_SCATTER_ALGORITHM, up the tree",
+                          &Options::gather_algorithm),
       {"SHMCOLL_SINGLE_COPY",
        "auto: messages of SHMCOLL_SINGLE_COPY_MIN_BYTES and more per rank move with one copy "
        "between the ranks' buffers (cross-memory attach) when every pair of ranks may use it; "

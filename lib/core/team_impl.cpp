@@ -50,16 +50,16 @@ const topology::Tree& TeamImpl::tree(int root) {
   return *t;
 }
 
-bool TeamImpl::bcast_uses_tree() {
-  switch (options_.bcast_algorithm) {
-    case BcastAlgorithm::kFlat:
-      return false;
-    case BcastAlgorithm::kTree:
-      return true;
-    case BcastAlgorithm::kAuto:
-      break;
-  }
-  return !tree(0).levels.empty();
+registry::TeamShape TeamImpl::shape() {
+  return {size_,
+          !tree(0).levels.empty(),
+          single_copy_,
+          options_.single_copy_min_bytes,
+          slot_bytes(),
+          slots(),
+          options_.bcast_algorithm,
+          options_.scatter_algorithm,
+          options_.gather_algorithm};
 }
 
 std::uint64_t TeamImpl::next_op() {

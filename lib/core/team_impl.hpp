@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "coll/registry.hpp"
 #include "core/shared_buffers.hpp"
 #include "core/signature.hpp"
 #include "segment/segment.hpp"
@@ -46,9 +47,12 @@ class TeamImpl final : public sync::WaitObserver {
   const std::vector<topology::Place>& places() const { return places_; }
   // The topology tree rooted at `root`, built on first use and kept.
   const topology::Tree& tree(int root);
-  // Whether broadcasts go down the tree (the same answer on every rank: it depends only on
-  // the exchanged places and rank 0's options).
-  bool bcast_uses_tree();
+  // What the algorithm registry decides on (coll/registry.hpp): the same on every rank.
+  registry::TeamShape shape();
+  // Whether this call of `kind` goes along the tree (registry::choose).
+  bool uses_tree(Kind kind, std::uint64_t block_bytes) {
+    return registry::choose(shape(), kind, block_bytes).tree;
+  }
   // Whether an operation moving `bytes` per rank between the root and the others uses the
   // single copy (cross-memory attach). The same answer on every rank for matching arguments:
   // it depends on rank 0's options and the team-wide probe at formation.

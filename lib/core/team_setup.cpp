@@ -29,6 +29,8 @@ struct JoinInfo {
   std::uint32_t slots = 0;
   std::uint32_t checks = 0;
   std::uint32_t bcast_algorithm = 0;
+  std::uint32_t scatter_algorithm = 0;
+  std::uint32_t gather_algorithm = 0;
   std::uint32_t single_copy = 0;
   std::uint32_t verbose = 0;
   std::uint64_t single_copy_min_bytes = 0;
@@ -78,6 +80,8 @@ void TeamImpl::form(Bootstrap& bootstrap) {
     mine.slots = geometry.slots;
     mine.checks = static_cast<std::uint32_t>(options_.checks);
     mine.bcast_algorithm = static_cast<std::uint32_t>(options_.bcast_algorithm);
+    mine.scatter_algorithm = static_cast<std::uint32_t>(options_.scatter_algorithm);
+    mine.gather_algorithm = static_cast<std::uint32_t>(options_.gather_algorithm);
     mine.single_copy = static_cast<std::uint32_t>(options_.single_copy);
     mine.single_copy_min_bytes = options_.single_copy_min_bytes;
     mine.verbose = options_.verbose ? 1 : 0;
@@ -115,7 +119,9 @@ void TeamImpl::form(Bootstrap& bootstrap) {
   options_.slot_bytes = creator.slot_bytes;
   options_.slots = static_cast<int>(creator.slots);
   options_.checks = static_cast<CheckLevel>(creator.checks);
-  options_.bcast_algorithm = static_cast<BcastAlgorithm>(creator.bcast_algorithm);
+  options_.bcast_algorithm = static_cast<Algorithm>(creator.bcast_algorithm);
+  options_.scatter_algorithm = static_cast<Algorithm>(creator.scatter_algorithm);
+  options_.gather_algorithm = static_cast<Algorithm>(creator.gather_algorithm);
   options_.single_copy = static_cast<SingleCopy>(creator.single_copy);
   options_.single_copy_min_bytes = creator.single_copy_min_bytes;
   options_.verbose = creator.verbose != 0;

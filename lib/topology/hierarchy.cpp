@@ -101,6 +101,18 @@ Tree build_tree(const std::vector<Place>& places, int root) {
   std::vector<int> all(static_cast<std::size_t>(n));
   for (int r = 0; r < n; ++r) all[static_cast<std::size_t>(r)] = r;
   if (n > 0) serve(all, root, 0, 0);
+
+  t.position.assign(static_cast<std::size_t>(n), -1);
+  t.subtree_size.assign(static_cast<std::size_t>(n), 1);
+  std::function<void(int)> visit = [&](int r) {
+    t.position[static_cast<std::size_t>(r)] = static_cast<int>(t.preorder.size());
+    t.preorder.push_back(r);
+    for (int c : t.children[static_cast<std::size_t>(r)]) {
+      visit(c);
+      t.subtree_size[static_cast<std::size_t>(r)] += t.subtree_size[static_cast<std::size_t>(c)];
+    }
+  };
+  if (n > 0) visit(root);
   return t;
 }
 

@@ -37,6 +37,12 @@ struct Tree {
   std::vector<std::vector<int>> children;  // in the order the parent serves them
   std::vector<Level> levels;               // the kept levels, outermost first
   int depth = 0;                           // edges on the longest root-to-leaf path
+  // Depth-first order from the root, children in serving order: every subtree is a contiguous
+  // run of it, which is what lets scatter and gather move a whole subtree's blocks as one
+  // range (coll/tree_layout.hpp).
+  std::vector<int> preorder;
+  std::vector<int> position;      // position[r]: where rank r stands in preorder
+  std::vector<int> subtree_size;  // subtree_size[r]: ranks in r's subtree, r included
 };
 
 // The levels that split the ranks, outermost first.

@@ -1,0 +1,33 @@
+#include "coll/registry.hpp"
+
+#include "coll/tree_layout.hpp"
+
+namespace shmcoll::registry {
+
+bool table_fits(int team_size, std::uint64_t slot_bytes, std::uint32_t slots) {
+  return tree_layout::table_bytes(static_cast<std::size_t>(team_size)) <=
+         slot_bytes * std::uint64_t{slots};
+}
+
+Choice choose(const TeamShape& shape, Kind kind, std::uint64_t block_bytes) {
+  const bool v_form = kind == Kind::kScatterv || kind == Kind::kGatherv;
+  const Algorithm forced = kind == Kind::kBcast                              ? shape.bcast
+                           : kind == Kind::kScatter || kind == Kind::kScatterv ? shape.scatter
+                                                                               : shape.gather;
+  if (shape.size < 2) return {false, "one rank"};
+  if (v_form && !table_fits(shape.size, shape.slot_bytes, shape.slots))
+    return {false, "flat: the size table does not fit in a writer's slots"};
+  if (forced == Algorithm::kFlat) return {false, "flat: forced"};
+  if (forced == Algorithm::kTree) return {true, "tree: forced"};
+  if (!shape.splits) return {false, "flat: the ranks form one group"};
+  if (kind == Kind::kBcast) return {true, "tree: each byte crosses each boundary once"};
+  if (v_form) {
+    return shape.single_copy ? Choice{false, "flat: blocks from the single-copy size move once"}
+                             : Choice{true, "tree: no single copy in this team"};
+  }
+  if (shape.single_copy && block_bytes >= shape.single_copy_min_bytes)
+    return {false, "flat: single copy moves each block once"};
+  return {true, "tree: the root waits for one leader per group"};
+}
+
+}  // namespace shmcoll::registry

@@ -1,0 +1,51 @@
+// Which algorithm a collective call takes: flat, or along the topology tree. One small table of
+// rules by collective, size and team shape, overridden per collective by the *_ALGORITHM
+// options. The answer is the same on every rank of a correct program: it depends only on rank
+// 0's options, the places exchanged at team formation, the single-copy probe, and (uniform
+// forms) the common block size.
+//
+// Why these rules:
+// - A team in one group (one package, NUMA node and L3, or places unknown) has no boundary to
+//   save: flat, whose root reaches everyone in one step.
+// - Broadcast: the tree at every size. Flat, every rank reads the whole message across the
+//   boundary; down the tree each byte crosses each boundary once.
+// - Scatter and gather: each block crosses a boundary once either way, so the tree only saves
+//   synchronization (the root waits for one leader per group, not for every rank). Below the
+//   single-copy size that matters; from it, the flat single copy moves every block once,
+//   where the tree copies it at each level.
+// - Scatterv and gatherv: only the root knows the sizes, so the choice cannot depend on them:
+//   the tree when the team has no single copy (the flat path then streams every block too).
+// - The v-forms' size tables must fit in a writer's slots (table_fits); otherwise flat.
+#pragma once
+
+#include <cstdint>
+
+#include "core/signature.hpp"
+#include "shmcoll/options.hpp"
+
+namespace shmcoll::registry {
+
+// What the choice depends on, the same on every rank (TeamImpl::shape()).
+struct TeamShape {
+  int size = 1;
+  bool splits = false;       // the places split into more than one group at some level
+  bool single_copy = false;  // the team passed the single-copy probe
+  std::uint64_t single_copy_min_bytes = 0;
+  std::uint64_t slot_bytes = 0;
+  std::uint32_t slots = 0;
+  Algorithm bcast = Algorithm::kAuto, scatter = Algorithm::kAuto, gather = Algorithm::kAuto;
+};
+
+struct Choice {
+  bool tree = false;
+  const char* why = "";  // the rule that decided, for shmcoll-info
+};
+
+// `block_bytes`: bcast the message, scatter/gather the block per rank; unused for the v-forms.
+Choice choose(const TeamShape& shape, Kind kind, std::uint64_t block_bytes);
+
+// Whether a v-form's size table (8 bytes per rank) fits in the chunks a writer may have
+// outstanding, which its readers' first pass needs.
+bool table_fits(int team_size, std::uint64_t slot_bytes, std::uint32_t slots);
+
+}  // namespace shmcoll::registry

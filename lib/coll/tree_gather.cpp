@@ -1,0 +1,182 @@
+#include "coll/tree_gather.hpp"
+
+#include <cstring>
+
+#include "core/operation.hpp"
+#include "core/text.hpp"
+
+namespace shmcoll {
+namespace {
+
+std::size_t at(const std::vector<int>& v, int r) {
+  return static_cast<std::size_t>(v[static_cast<std::size_t>(r)]);
+}
+
+}  // namespace
+
+void TreeGather::start_root(TeamImpl& team, const CollectiveOp& op, bool with_table,
+                            std::vector<Block> blocks) {
+  is_root_ = true;
+  with_table_ = with_table;
+  root_blocks_ = std::move(blocks);
+  add_children(team, op);
+  sizes_[0] = root_blocks_[static_cast<std::size_t>(me_)].bytes;
+  if (!with_table) {
+    for (std::size_t i = 1; i < sizes_.size(); ++i) sizes_[i] = sizes_[0];
+  }
+  if (tables_read_) plan(team, op);
+}
+
+void TreeGather::start_member(TeamImpl& team, const CollectiveOp& op, bool with_table,
+                              const std::byte* sendbuf, std::uint64_t own_bytes) {
+  with_table_ = with_table;
+  sendbuf_ = sendbuf;
+  add_children(team, op);
+  sizes_[0] = own_bytes;
+  if (!with_table) {
+    for (std::size_t i = 1; i < sizes_.size(); ++i) sizes_[i] = own_bytes;
+  }
+  if (tables_read_) plan(team, op);  // else once the children's tables are read
+}
+
+void TreeGather::add_children(TeamImpl& team, const CollectiveOp& op) {
+  const OpSignature& sig = op.signature();
+  tree_ = &team.tree(sig.root);
+  me_ = team.rank();
+  sizes_.assign(at(tree_->subtree_size, me_), 0);
+  reader_.reset(op.op(), team.slot_bytes());
+  children_.clear();
+  tables_read_ = true;
+  const std::size_t base = at(tree_->position, me_);
+  for (int child : tree_->children[static_cast<std::size_t>(me_)]) {
+    const Child c{child, at(tree_->position, child) - base, at(tree_->subtree_size, child)};
+    children_.push_back(c);
+    reader_.add_writer({child, op.op(), sig.kind, sig.root, 0, false,
+                        with_table_ ? "sendcount" : "recvcount", false});
+    if (with_table_) {
+      // First pass: the children's tables, straight into this rank's (they are its subtree's
+      // sizes in preorder), without acknowledging: their chunks hold data read afterwards.
+      reader_.add_piece(children_.size() - 1, 0, 8 * c.count,
+                        reinterpret_cast<std::byte*>(sizes_.data() + c.index));
+      tables_read_ = false;
+    }
+  }
+}
+
+std::uint64_t TreeGather::child_stream_table(std::size_t child) const {
+  return with_table_ ? tree_layout::table_bytes(children_[child].count) : 0;
+}
+
+void TreeGather::plan(TeamImpl& team, const CollectiveOp& op) {
+  const OpSignature& sig = op.signature();
+  if (!tree_layout::lay_out(*tree_, me_, sizes_, image_)) {
+    team.fail(Status::kInternal,
+              concat("corrupt size table in ", op.where(), " (seen by rank ", me_, ")"));
+  }
+  if (is_root_ && with_table_) {
+    // Every size against recvcounts before a byte moves: a mismatch is reported, never copied.
+    for (std::size_t i = 1; i < sizes_.size(); ++i) {
+      const int r = tree_->preorder[i];
+      const std::uint64_t want = root_blocks_[static_cast<std::size_t>(r)].bytes;
+      if (sizes_[i] != want) {
+        team.fail(Status::kInvalidArgument,
+                  concat("type signature mismatch in ", op.where(), " (operation #", op.op(),
+                         "): the root receives ", want, " bytes from rank ", r,
+                         " (its recvcounts[", r, "]), but rank ", r, " has ", sizes_[i],
+                         " bytes"));
+      }
+    }
+  }
+  reader_.restart();
+  table_again_.assign(sizes_.size(), 0);
+  if (!is_root_ && image_.bytes > image_.children_start) {
+    const std::uint64_t staged = image_.bytes - image_.children_start;
+    staging_ = std::make_unique_for_overwrite<std::byte[]>(staged);
+  }
+  std::uint64_t previous_end = image_.children_start;
+  for (std::size_t w = 0; w < children_.size(); ++w) {
+    const Child& c = children_[w];
+    const std::uint64_t origin = image_.offset[c.index];
+    const std::uint64_t length = image_.end_of(c.index, c.count, sizes_) - origin;
+    const std::uint64_t table = child_stream_table(w);
+    StreamSource& src = reader_.source(w);
+    src.bytes = table + length;
+    src.bytes_known = true;
+    if (with_table_) {
+      reader_.add_piece(w, 0, 8 * c.count,
+                        reinterpret_cast<std::byte*>(table_again_.data() + c.index));
+    }
+    if (is_root_) {
+      // Block by block into recvbuf: the child's image is the shift of this part of ours.
+      for (std::size_t j = c.index; j < c.index + c.count; ++j) {
+        const std::uint64_t begin = table + image_.offset[j] - origin;
+        reader_.add_piece(w, begin, begin + sizes_[j],
+                          root_blocks_[static_cast<std::size_t>(tree_->preorder[j])].data);
+      }
+    } else if (length > 0) {
+      std::byte* dst = staging_.get() + (origin - image_.children_start);
+      // Padding between the children's images travels but is never read: zero, not stale heap.
+      std::memset(staging_.get() + (previous_end - image_.children_start), 0,
+                  origin - previous_end);
+      reader_.add_piece(w, table, table + length, dst);
+      previous_end = origin + length;
+    }
+  }
+  if (is_root_) return;
+  const std::uint64_t table = with_table_ ? tree_layout::table_bytes(sizes_.size()) : 0;
+  sources_.clear();
+  if (with_table_) {
+    sources_.add(0, reinterpret_cast<const std::byte*>(sizes_.data()), 8 * sizes_.size());
+  }
+  sources_.add(table, sendbuf_, sizes_[0]);
+  if (staging_) sources_.add(table + image_.children_start, staging_.get(), image_.bytes - image_.children_start);
+  writer_.start(op.op(), sig.kind, sig.root, tree_layout::gather_stream_bytes(image_, table),
+                team.slot_bytes());
+}
+
+std::uint64_t TreeGather::ready_chunks() const {
+  // This rank's image is complete up to the first child whose stream is not all copied.
+  std::uint64_t filled = image_.bytes;
+  for (std::size_t w = 0; w < children_.size(); ++w) {
+    const Child& c = children_[w];
+    const std::uint64_t origin = image_.offset[c.index];
+    const std::uint64_t table = child_stream_table(w);
+    const std::uint64_t copied = reader_.copied_below(w);
+    if (copied == UINT64_MAX || copied >= table + image_.end_of(c.index, c.count, sizes_) - origin)
+      continue;
+    filled = origin + (copied > table ? copied - table : 0);
+    break;
+  }
+  if (filled >= image_.bytes) return UINT64_MAX;
+  const std::uint64_t table = with_table_ ? tree_layout::table_bytes(sizes_.size()) : 0;
+  return (table + filled) / writer_.shape().chunk_bytes();
+}
+
+bool TreeGather::advance(TeamImpl& team, const CollectiveOp& op, sync::WaitTarget& blocked_on) {
+  if (!tables_read_) {
+    if (!reader_.pull(team, acked_, blocked_on, /*acks=*/false, false)) return false;
+    tables_read_ = true;
+    plan(team, op);
+  }
+  sync::WaitTarget pull_wait;
+  const bool received = reader_.pull(team, acked_, pull_wait, /*acks=*/true, /*ack_last=*/true);
+  if (!is_root_) {
+    auto fill = [&](std::byte* dst, std::uint64_t off, std::uint64_t len) {
+      sources_.fill(dst, off, len);
+    };
+    const int parent = tree_->parent[static_cast<std::size_t>(me_)];
+    auto readers = [&](std::uint64_t, std::vector<int>& out) { out.push_back(parent); };
+    sync::WaitTarget pump_wait;
+    if (!writer_.pump(team, fill, readers, pump_wait, ready_chunks())) {
+      blocked_on = received ? pump_wait : pull_wait;
+      return false;
+    }
+    if (received) return writer_.done();
+  } else if (received) {
+    return true;
+  }
+  blocked_on = pull_wait;
+  return false;
+}
+
+}  // namespace shmcoll

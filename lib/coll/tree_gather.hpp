@@ -1,0 +1,72 @@
+// Gather and gatherv up the topology tree (TeamImpl::tree): each rank streams to its parent the
+// blocks of its whole subtree (tree_layout.hpp), its own first, followed by its children's as
+// they arrive in its staging copy; the root copies the blocks of its children's streams
+// straight into recvbuf. A block crosses each package or NUMA boundary once, and the root
+// waits for one leader per group plus its own group's members instead of every rank. The
+// staging copy is the relaying rank's private memory, first touched by it, so it lies on its
+// NUMA node.
+//
+// In gatherv each sender knows only its own size: every stream starts with the sizes of the
+// sender's subtree, each relaying rank builds its table from its children's, and the root
+// checks every size against recvcounts before it copies a byte.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "coll/tree_layout.hpp"
+#include "core/pieces.hpp"
+
+namespace shmcoll {
+
+class CollectiveOp;
+
+class TreeGather {
+ public:
+  struct Block {
+    std::byte* data = nullptr;
+    std::uint64_t bytes = 0;
+  };
+  // The root: where every rank's block goes in recvbuf and its size, by rank (its own is
+  // laid out, not received). `with_table`: the v-form.
+  void start_root(TeamImpl& team, const CollectiveOp& op, bool with_table,
+                  std::vector<Block> blocks);
+  // Any other rank: sends `own_bytes` from sendbuf.
+  void start_member(TeamImpl& team, const CollectiveOp& op, bool with_table,
+                    const std::byte* sendbuf, std::uint64_t own_bytes);
+  bool advance(TeamImpl& team, const CollectiveOp& op, sync::WaitTarget& blocked_on);
+
+ private:
+  void add_children(TeamImpl& team, const CollectiveOp& op);
+  // After the sizes are known: the layout, the children's stream lengths and the pieces.
+  void plan(TeamImpl& team, const CollectiveOp& op);
+  std::uint64_t ready_chunks() const;
+  std::uint64_t child_stream_table(std::size_t child) const;
+
+  const topology::Tree* tree_ = nullptr;
+  int me_ = 0;
+  bool is_root_ = false;
+  bool with_table_ = false;
+  const std::byte* sendbuf_ = nullptr;
+  std::vector<Block> root_blocks_;  // the root's destinations, by rank
+  // Block sizes of this rank's subtree in preorder: its own, then its children's tables.
+  std::vector<std::uint64_t> sizes_;
+  std::vector<std::uint64_t> table_again_;  // the second pass's copy of the children's tables
+  tree_layout::Image image_;
+  struct Child {
+    int rank;
+    std::size_t index;  // preorder index in this rank's subtree
+    std::size_t count;  // ranks in its subtree
+  };
+  std::vector<Child> children_;
+  bool tables_read_ = true;
+  PieceReader reader_;
+  std::uint64_t acked_ = 0;
+
+  // Writer side (every rank but the root).
+  std::unique_ptr<std::byte[]> staging_;  // image bytes [children_start, bytes)
+  StreamSources sources_;
+  StreamWriter writer_;
+};
+
+}  // namespace shmcoll

@@ -1,0 +1,69 @@
+// Where each rank's block lies when scatter and gather move a whole subtree's blocks as one
+// range down or up the topology tree (tree_scatter.hpp, tree_gather.hpp). Pure arithmetic, no
+// shared memory.
+//
+// The image of rank x's subtree holds the blocks of its ranks in the tree's preorder, x's own
+// first. A block starts right after the previous one, except that a block of 256 bytes or more,
+// and the first block of any subtree with more than one rank, starts on a 64-byte boundary. A
+// subtree's image inside its parent's is then an exact shift of its own image, so a rank moves
+// a child's whole subtree with one contiguous copy, and small blocks still pack tightly.
+//
+// The v-forms head their streams with a table of the image's block sizes (8 bytes per rank, in
+// preorder, padded to 64): only the root knows every size in scatterv, and in gatherv each
+// sender knows only its own. Uniform forms need no table: every size is the common block.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "topology/hierarchy.hpp"
+
+namespace shmcoll::tree_layout {
+
+inline constexpr std::uint64_t kAlign = 64;
+inline constexpr std::uint64_t kAlignFrom = 256;  // blocks this large start aligned
+// Sizes above this in a table are corrupt (no message is that large); it keeps sums of a few
+// thousand of them far from overflowing.
+inline constexpr std::uint64_t kMaxBlock = std::uint64_t{1} << 48;
+
+inline std::uint64_t align_up(std::uint64_t v) { return (v + kAlign - 1) / kAlign * kAlign; }
+inline std::uint64_t align_down(std::uint64_t v) { return v / kAlign * kAlign; }
+inline std::uint64_t table_bytes(std::size_t entries) { return align_up(8 * entries); }
+
+struct Image {
+  std::vector<std::uint64_t> offset;  // by preorder index from the subtree's root (0: itself)
+  std::uint64_t bytes = 0;            // the image's length
+  std::uint64_t children_start = 0;   // where the first child's image starts (bytes if none)
+  // The end of the image of the subtree whose root has preorder index `first` (relative to this
+  // image) and `count` ranks.
+  std::uint64_t end_of(std::size_t first, std::size_t count,
+                       std::span<const std::uint64_t> sizes) const {
+    const std::size_t last = first + count - 1;
+    return offset[last] + sizes[last];
+  }
+};
+
+// Lays out the image of x's subtree. sizes[i] is the block of tree.preorder[position[x] + i],
+// for i < subtree_size[x]. False when a size exceeds kMaxBlock (a corrupt table).
+bool lay_out(const topology::Tree& tree, int x, std::span<const std::uint64_t> sizes, Image& out);
+
+// A scatter stream carries the descendants' part of the sender's image, after the table:
+// image offset o (o >= children_start) is at stream offset at(o). It starts at the aligned
+// offset below children_start so that aligned blocks stay aligned in the slots; the few bytes
+// before children_start are never read.
+struct ScatterStream {
+  std::uint64_t table = 0;  // table bytes at the head (0 for uniform forms)
+  std::uint64_t skip = 0;   // image offset of stream offset `table`
+  std::uint64_t bytes = 0;  // the stream's length
+  std::uint64_t at(std::uint64_t image_offset) const { return table + image_offset - skip; }
+};
+ScatterStream scatter_stream(const Image& image, std::uint64_t table);
+
+// A gather stream carries the sender's whole image after the table: image offset o is at
+// stream offset table + o.
+inline std::uint64_t gather_stream_bytes(const Image& image, std::uint64_t table) {
+  return table + image.bytes;
+}
+
+}  // namespace shmcoll::tree_layout

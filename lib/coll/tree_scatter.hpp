@@ -1,0 +1,80 @@
+// Scatter and scatterv down the topology tree (TeamImpl::tree). The root streams to each child
+// the blocks of that child's whole subtree (tree_layout.hpp); a child keeps its own block and
+// relays the rest to its children from a staging copy, chunk by chunk as it arrives, so a block
+// crosses each package or NUMA boundary once and the root serves one leader per group plus its
+// own group's members instead of every rank. The staging copy is the relaying rank's private
+// memory, first touched by it, so it lies on its NUMA node.
+//
+// In scatterv only the root knows the sizes: every stream starts with the sizes of the
+// sender's subtree, from which each child computes the layout, checks its own size, and
+// writes the table of its own subtree.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "coll/tree_layout.hpp"
+#include "core/pieces.hpp"
+
+namespace shmcoll {
+
+class CollectiveOp;
+
+class TreeScatter {
+ public:
+  struct Block {
+    const std::byte* data = nullptr;
+    std::uint64_t bytes = 0;
+  };
+  // The root: every rank's block of sendbuf, by rank (its own is laid out, not sent).
+  // `with_table`: the v-form.
+  void start_root(TeamImpl& team, const CollectiveOp& op, bool with_table,
+                  std::vector<Block> blocks);
+  // Any other rank: receives `own_bytes` into recvbuf.
+  void start_member(TeamImpl& team, const CollectiveOp& op, bool with_table,
+                    std::uint64_t own_bytes, std::byte* recvbuf);
+  bool advance(TeamImpl& team, const CollectiveOp& op, sync::WaitTarget& blocked_on);
+  // The acknowledgement a leaf leaves for its departure, 0 for none.
+  std::uint64_t deferred_ack() const {
+    return !writing_ && reader_.read_anything() ? sync::step_consumed(reader_.last_chunk()) : 0;
+  }
+
+ private:
+  void plan_member(TeamImpl& team, const CollectiveOp& op);
+  // The stream this rank writes to its children, from sizes_ and image_ of its subtree.
+  void plan_writer(TeamImpl& team, const CollectiveOp& op);
+  std::uint64_t ready_chunks() const;
+
+  const topology::Tree* tree_ = nullptr;
+  int me_ = 0;
+  bool with_table_ = false;
+  std::uint64_t own_bytes_ = 0;
+  std::byte* recvbuf_ = nullptr;
+  // Block sizes in preorder: of the parent's subtree (read from its table in scatterv), and of
+  // this rank's own subtree.
+  std::vector<std::uint64_t> parent_sizes_;
+  std::vector<std::uint64_t> sizes_;
+  int parent_ = -1;
+  tree_layout::Image parent_image_;
+  tree_layout::ScatterStream parent_stream_;
+  std::uint64_t origin_ = 0;  // this rank's image in its parent's image
+  bool table_read_ = true;
+  PieceReader reader_;
+  std::uint64_t acked_ = 0;
+
+  // Writer side (the root, and ranks with children).
+  bool writing_ = false;
+  tree_layout::Image image_;
+  tree_layout::ScatterStream stream_;
+  std::unique_ptr<std::byte[]> staging_;  // image bytes [stream_.skip, image_.bytes)
+  StreamSources sources_;
+  StreamWriter writer_;
+  // Per child, the chunk ranges [first, last] of this rank's stream it reads.
+  struct ChunkRange {
+    int child;
+    std::uint64_t first, last;
+  };
+  std::vector<ChunkRange> reads_;
+};
+
+}  // namespace shmcoll

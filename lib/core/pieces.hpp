@@ -1,0 +1,101 @@
+// Streams made of, and read into, several pieces: what the tree algorithms need when a rank
+// relays a subtree's blocks (coll/tree_scatter.hpp, coll/tree_gather.hpp).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "core/stream.hpp"
+
+namespace shmcoll {
+
+// What a writer's stream is made of: pieces of memory at increasing stream offsets. Stream
+// bytes no piece covers are left as they are in the slot (no reader reads them).
+class StreamSources {
+ public:
+  void clear() { pieces_.clear(); }
+  // In increasing, non-overlapping order; empty pieces are dropped.
+  void add(std::uint64_t offset, const std::byte* src, std::uint64_t bytes) {
+    if (bytes > 0) pieces_.push_back({offset, src, bytes});
+  }
+  // Writes stream bytes [offset, offset + length) to dst (dst is stream offset `offset`).
+  void fill(std::byte* dst, std::uint64_t offset, std::uint64_t length) const;
+
+ private:
+  struct Piece {
+    std::uint64_t offset;
+    const std::byte* src;
+    std::uint64_t bytes;
+  };
+  std::vector<Piece> pieces_;
+};
+
+// Reads pieces of several writers' streams in one operation, chunk index by chunk index
+// (rounds), so that this rank's single acknowledgement covers every stream it reads: chunk c is
+// acknowledged once every piece byte in chunk c of every writer is copied (the rule GatherRoot
+// follows too).
+class PieceReader {
+ public:
+  void reset(std::uint64_t op, std::uint64_t slot_bytes) {
+    op_ = op;
+    slot_bytes_ = slot_bytes;
+    writers_.clear();
+    restart();
+  }
+  // Returns the writer's index for add_piece.
+  std::size_t add_writer(const StreamSource& src) {
+    writers_.push_back({src, {}, 0});
+    return writers_.size() - 1;
+  }
+  StreamSource& source(std::size_t w) { return writers_[w].src; }
+  // Stream bytes [begin, end) go to dst. Per writer in increasing order; empty pieces dropped.
+  void add_piece(std::size_t w, std::uint64_t begin, std::uint64_t end, std::byte* dst) {
+    if (begin < end) writers_[w].pieces.push_back({begin, end, dst});
+  }
+  // Forgets the pieces (not the writers) and starts again from chunk 0: after a first pass that
+  // read only the tables, whose chunks hold data read in the second pass.
+  void restart() {
+    for (Writer& w : writers_) {
+      w.pieces.clear();
+      w.next = 0;
+    }
+    round_ = 0;
+    next_writer_ = 0;
+    started_ = false;
+    last_chunk_ = 0;
+  }
+
+  // Copies every piece added. `acks`: acknowledge chunks once every writer's part of them is
+  // copied (false for a first pass, whose chunks must stay unacknowledged). `ack_last`: also
+  // the last chunk read (false when it can wait for this rank's departure, see last_chunk()).
+  bool pull(TeamImpl& team, std::uint64_t& acked, sync::WaitTarget& blocked_on, bool acks,
+            bool ack_last);
+  // Stream offset of writer w below which every piece byte is copied.
+  std::uint64_t copied_below(std::size_t w) const;
+  bool read_anything() const { return started_; }
+  std::uint64_t last_chunk() const { return last_chunk_; }
+
+ private:
+  struct Piece {
+    std::uint64_t begin, end;
+    std::byte* dst;
+  };
+  struct Writer {
+    StreamSource src;
+    std::vector<Piece> pieces;
+    std::size_t next = 0;  // the first piece not copied to its end
+  };
+  std::uint64_t chunk_of(std::uint64_t offset) const { return offset / slot_bytes_; }
+  // The lowest chunk some writer still needs, or false when everything is copied.
+  bool next_round(std::uint64_t& round) const;
+
+  std::uint64_t op_ = 0;
+  std::uint64_t slot_bytes_ = 0;
+  std::vector<Writer> writers_;
+  std::uint64_t round_ = 0;  // the chunk index being read
+  std::size_t next_writer_ = 0;
+  bool started_ = false;
+  std::uint64_t last_chunk_ = 0;
+};
+
+}  // namespace shmcoll
