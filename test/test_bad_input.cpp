@@ -23,12 +23,12 @@ struct Case {
   Status status = Status::kInvalidArgument;
 };
 
-void run_case(const Case& c) {
+void run_case(const Case& c, const Options& options = test_options()) {
   std::string job;
   const launch::JobOutcome outcome = run_ranks(
       {.nranks = kRanks, .deadline_s = 60},
       [&](RankContext& ctx) {
-        Team team(ctx.bootstrap, test_options());
+        Team team(ctx.bootstrap, options);
         try {
           c.call(team, ctx);
           ctx.fail("%s: the call returned without an error", c.name);
@@ -114,86 +114,102 @@ TEST_CASE("bad input: different roots on different ranks") {
             }});
 }
 
+std::vector<Case> signature_mismatches() {
+  std::vector<Case> cases;
+  cases.push_back({"bcast count", {"mismatch", "bytes"}, [](Team& t, RankContext& ctx) {
+                     const Count n = ctx.rank == 3 ? kN + 1 : kN;
+                     if (ctx.rank == 0) {
+                       auto v = ints(static_cast<std::size_t>(n));
+                       t.bcast(v.data(), n, kInt32, 0);
+                     } else if (ctx.rank == 3) {
+                       Untouched u(static_cast<std::size_t>(n) * 4);
+                       keeping(ctx, u, "bcast recv", [&] { t.bcast(u.data(), n, kInt32, 0); });
+                     } else {
+                       auto v = ints(static_cast<std::size_t>(n));
+                       t.bcast(v.data(), n, kInt32, 0);
+                     }
+                   }});
+  cases.push_back({"scatter recvcount", {"mismatch", "bytes"}, [](Team& t, RankContext& ctx) {
+                     const Count n = ctx.rank == 1 ? kN - 1 : kN;
+                     auto send = ints(kRanks * kN);
+                     Untouched u(static_cast<std::size_t>(n) * 4);
+                     if (ctx.rank == 1) {
+                       keeping(ctx, u, "scatter recv",
+                               [&] { t.scatter(send.data(), kN, kInt32, u.data(), n, kInt32, 0); });
+                     } else {
+                       t.scatter(send.data(), kN, kInt32, u.data(), n, kInt32, 0);
+                     }
+                   }});
+  cases.push_back({"gather sendcount", {"mismatch", "bytes"}, [](Team& t, RankContext& ctx) {
+                     const Count n = ctx.rank == 2 ? kN + 3 : kN;
+                     auto send = ints(static_cast<std::size_t>(n));
+                     if (ctx.rank == 0) {
+                       // Blocks of matching ranks may land before the mismatch is seen; rank 2's
+                       // must not.
+                       Untouched u(kRanks * kN * 4);
+                       try {
+                         t.gather(send.data(), kN, kInt32, u.data(), kN, kInt32, 0);
+                       } catch (...) {
+                         for (std::size_t i = 2 * kN * 4; i < 3 * kN * 4; ++i) {
+                           if (u.buf[i] != kUnwritten) {
+                             ctx.fail("gather root: rank 2's block was written");
+                             break;
+                           }
+                         }
+                         if (!u.buf.guards_intact()) ctx.fail("gather root: guards changed");
+                         throw;
+                       }
+                     } else {
+                       t.gather(send.data(), n, kInt32, nullptr, 0, kInt32, 0);
+                     }
+                   }});
+  cases.push_back({"scatterv recvcount", {"sendcounts[1]"}, [](Team& t, RankContext& ctx) {
+                     auto counts = uniform(kN);
+                     auto displs = packed_displs(kN);
+                     auto send = ints(kRanks * kN);
+                     const Count n = ctx.rank == 1 ? kN + 2 : kN;
+                     Untouched u(static_cast<std::size_t>(n) * 4);
+                     if (ctx.rank == 1) {
+                       keeping(ctx, u, "scatterv recv", [&] {
+                         t.scatterv(send.data(), counts, displs, kInt32, u.data(), n, kInt32, 0);
+                       });
+                     } else {
+                       t.scatterv(send.data(), counts, displs, kInt32, u.data(), n, kInt32, 0);
+                     }
+                   }});
+  cases.push_back({"gatherv sendcount", {"recvcounts[2]"}, [](Team& t, RankContext& ctx) {
+                     auto counts = uniform(kN);
+                     auto displs = packed_displs(kN);
+                     const Count n = ctx.rank == 2 ? kN - 2 : kN;
+                     auto send = ints(static_cast<std::size_t>(n));
+                     if (ctx.rank == 0) {
+                       Untouched u(kRanks * kN * 4);
+                       // The root's own block and the blocks of matching ranks may land before the
+                       // mismatch is seen, so only the guards are checked here.
+                       try {
+                         t.gatherv(send.data(), n, kInt32, u.data(), counts, displs, kInt32, 0);
+                       } catch (...) {
+                         if (!u.buf.guards_intact()) ctx.fail("gatherv root: guards changed");
+                         throw;
+                       }
+                     } else {
+                       t.gatherv(send.data(), n, kInt32, nullptr, {}, {}, kInt32, 0);
+                     }
+                   }});
+  return cases;
+}
+
 TEST_CASE("bad input: type signature mismatches, receivers' buffers untouched") {
-  run_case({"bcast count", {"mismatch", "bytes"}, [](Team& t, RankContext& ctx) {
-              const Count n = ctx.rank == 3 ? kN + 1 : kN;
-              if (ctx.rank == 0) {
-                auto v = ints(static_cast<std::size_t>(n));
-                t.bcast(v.data(), n, kInt32, 0);
-              } else if (ctx.rank == 3) {
-                Untouched u(static_cast<std::size_t>(n) * 4);
-                keeping(ctx, u, "bcast recv", [&] { t.bcast(u.data(), n, kInt32, 0); });
-              } else {
-                auto v = ints(static_cast<std::size_t>(n));
-                t.bcast(v.data(), n, kInt32, 0);
-              }
-            }});
-  run_case({"scatter recvcount", {"mismatch", "bytes"}, [](Team& t, RankContext& ctx) {
-              const Count n = ctx.rank == 1 ? kN - 1 : kN;
-              auto send = ints(kRanks * kN);
-              Untouched u(static_cast<std::size_t>(n) * 4);
-              if (ctx.rank == 1) {
-                keeping(ctx, u, "scatter recv",
-                        [&] { t.scatter(send.data(), kN, kInt32, u.data(), n, kInt32, 0); });
-              } else {
-                t.scatter(send.data(), kN, kInt32, u.data(), n, kInt32, 0);
-              }
-            }});
-  run_case({"gather sendcount", {"mismatch", "bytes"}, [](Team& t, RankContext& ctx) {
-              const Count n = ctx.rank == 2 ? kN + 3 : kN;
-              auto send = ints(static_cast<std::size_t>(n));
-              if (ctx.rank == 0) {
-                // Blocks of matching ranks may land before the mismatch is seen; rank 2's must not.
-                Untouched u(kRanks * kN * 4);
-                try {
-                  t.gather(send.data(), kN, kInt32, u.data(), kN, kInt32, 0);
-                } catch (...) {
-                  for (std::size_t i = 2 * kN * 4; i < 3 * kN * 4; ++i) {
-                    if (u.buf[i] != kUnwritten) {
-                      ctx.fail("gather root: rank 2's block was written");
-                      break;
-                    }
-                  }
-                  if (!u.buf.guards_intact()) ctx.fail("gather root: guards changed");
-                  throw;
-                }
-              } else {
-                t.gather(send.data(), n, kInt32, nullptr, 0, kInt32, 0);
-              }
-            }});
-  run_case({"scatterv recvcount", {"sendcounts[1]"}, [](Team& t, RankContext& ctx) {
-              auto counts = uniform(kN);
-              auto displs = packed_displs(kN);
-              auto send = ints(kRanks * kN);
-              const Count n = ctx.rank == 1 ? kN + 2 : kN;
-              Untouched u(static_cast<std::size_t>(n) * 4);
-              if (ctx.rank == 1) {
-                keeping(ctx, u, "scatterv recv", [&] {
-                  t.scatterv(send.data(), counts, displs, kInt32, u.data(), n, kInt32, 0);
-                });
-              } else {
-                t.scatterv(send.data(), counts, displs, kInt32, u.data(), n, kInt32, 0);
-              }
-            }});
-  run_case({"gatherv sendcount", {"recvcounts[2]"}, [](Team& t, RankContext& ctx) {
-              auto counts = uniform(kN);
-              auto displs = packed_displs(kN);
-              const Count n = ctx.rank == 2 ? kN - 2 : kN;
-              auto send = ints(static_cast<std::size_t>(n));
-              if (ctx.rank == 0) {
-                Untouched u(kRanks * kN * 4);
-                // The root's own block and the blocks of matching ranks may land before the
-                // mismatch is seen, so only the guards are checked here.
-                try {
-                  t.gatherv(send.data(), n, kInt32, u.data(), counts, displs, kInt32, 0);
-                } catch (...) {
-                  if (!u.buf.guards_intact()) ctx.fail("gatherv root: guards changed");
-                  throw;
-                }
-              } else {
-                t.gatherv(send.data(), n, kInt32, nullptr, {}, {}, kInt32, 0);
-              }
-            }});
+  for (const Case& c : signature_mismatches()) run_case(c);
+}
+
+TEST_CASE("bad input: type signature mismatches along the topology tree") {
+  // 2 NUMA nodes of 2 cores: root 0 serves rank 2 (the other node's leader, which relays to 3)
+  // and rank 1; the mismatching ranks are a leaf (1), a leader (2) and a leader's member (3).
+  Options tree = test_options();
+  tree.topology = "numa:2 core:2 pu:1";
+  tree.bcast_algorithm = tree.scatter_algorithm = tree.gather_algorithm = Algorithm::kTree;
+  for (const Case& c : signature_mismatches()) run_case(c, tree);
 }
 
 TEST_CASE("bad input: negative and overflowing counts and displacements") {
@@ -362,7 +378,8 @@ class LyingBootstrap final : public Bootstrap {
   void allgather(const void* mine, void* all, std::size_t bytes) override {
     std::vector<std::byte> everything(bytes * static_cast<std::size_t>(real_.size()));
     real_.allgather(mine, everything.data(), bytes);
-    std::memcpy(all, everything.data(), bytes * static_cast<std::size_t>(std::min(size_, real_.size())));
+    std::memcpy(all, everything.data(),
+                bytes * static_cast<std::size_t>(std::min(size_, real_.size())));
   }
 
  private:
@@ -372,16 +389,20 @@ class LyingBootstrap final : public Bootstrap {
 
 void expect_join_failure(int lie_rank, int lie_size, const char* needle) {
   std::string job;
-  auto outcome = run_ranks({.nranks = 3}, [&](RankContext& ctx) {
-    const bool liar = ctx.rank == 2;
-    LyingBootstrap b(ctx.bootstrap, liar ? lie_rank : ctx.rank, liar ? lie_size : 3);
-    try {
-      Team team(b, test_options());
-      ctx.fail("team formation succeeded");
-    } catch (const InvalidArgument& e) {
-      if (std::strstr(e.what(), needle) == nullptr) ctx.fail("message \"%s\" lacks \"%s\"", e.what(), needle);
-    }
-  }, &job);
+  auto outcome = run_ranks(
+      {.nranks = 3},
+      [&](RankContext& ctx) {
+        const bool liar = ctx.rank == 2;
+        LyingBootstrap b(ctx.bootstrap, liar ? lie_rank : ctx.rank, liar ? lie_size : 3);
+        try {
+          Team team(b, test_options());
+          ctx.fail("team formation succeeded");
+        } catch (const InvalidArgument& e) {
+          if (std::strstr(e.what(), needle) == nullptr)
+            ctx.fail("message \"%s\" lacks \"%s\"", e.what(), needle);
+        }
+      },
+      &job);
   INFO(outcome.summary());
   CHECK(outcome.succeeded());
   CHECK(leftover_segments(job).empty());
@@ -395,7 +416,8 @@ TEST_CASE("bad input: team size mismatch at join, on every rank") {
 }
 
 TEST_CASE("bad input: the same rank joining twice, on every rank") {
-  expect_join_failure(1, 3, "joined as rank 1, which another process also claims (rank joined twice)");
+  expect_join_failure(1, 3,
+                      "joined as rank 1, which another process also claims (rank joined twice)");
 }
 
 }  // namespace shmcoll::test

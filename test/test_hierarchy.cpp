@@ -36,11 +36,13 @@ Place unbound(int, int) { return {}; }
 Place mixed(int r, int n) { return r < n / 2 ? uniform(r, n) : Place{}; }
 
 const std::map<std::string, Layout> kLayouts = {
-    {"uniform", uniform}, {"uneven", uneven}, {"interleaved", interleaved},
+    {"uniform", uniform}, {"uneven", uneven},   {"interleaved", interleaved},
     {"l3 only", l3_only}, {"unbound", unbound}, {"mixed", mixed},
 };
 
-int key(const Place& p, Level l) { return l == Level::kPackage ? p.package : l == Level::kNuma ? p.numa : p.l3; }
+int key(const Place& p, Level l) {
+  return l == Level::kPackage ? p.package : l == Level::kNuma ? p.numa : p.l3;
+}
 
 }  // namespace
 
@@ -103,7 +105,8 @@ TEST_CASE("hierarchy: every rank is reached exactly once, for every size, root a
           std::map<std::vector<int>, int> entries;  // group (keys up to li) -> edges entering it
           auto group_of = [&](int r) {
             std::vector<int> g;
-            for (std::size_t k = 0; k <= li; ++k) g.push_back(key(places[static_cast<std::size_t>(r)], levels[k]));
+            for (std::size_t k = 0; k <= li; ++k)
+              g.push_back(key(places[static_cast<std::size_t>(r)], levels[k]));
             return g;
           };
           for (int r = 0; r < n; ++r) {
@@ -125,7 +128,9 @@ TEST_CASE("hierarchy: every rank is reached exactly once, for every size, root a
         std::size_t last_group = 0;
         for (int r = 0; r < n; ++r) {
           bool same = true;
-          for (Level l : levels) same = same && key(places[static_cast<std::size_t>(r)], l) == key(places[static_cast<std::size_t>(root)], l);
+          for (Level l : levels)
+            same = same && key(places[static_cast<std::size_t>(r)], l) ==
+                               key(places[static_cast<std::size_t>(root)], l);
           last_group += same ? 1 : 0;
         }
         CHECK(t.children[static_cast<std::size_t>(root)].size() <= bound + last_group - 1);

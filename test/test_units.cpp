@@ -218,8 +218,12 @@ TEST_CASE("segment geometry: a fixed part plus a per-rank part, all cache-line a
 namespace shmcoll {
 
 TEST_CASE("algorithm registry: by collective, size and team shape; options force either") {
-  registry::TeamShape shape{.size = 16, .splits = true, .single_copy = true,
-                            .single_copy_min_bytes = 32768, .slot_bytes = 65536, .slots = 4};
+  registry::TeamShape shape{.size = 16,
+                            .splits = true,
+                            .single_copy = true,
+                            .single_copy_min_bytes = 32768,
+                            .slot_bytes = 65536,
+                            .slots = 4};
   using registry::choose;
   CHECK(choose(shape, Kind::kBcast, 8).tree);
   CHECK(choose(shape, Kind::kBcast, 1 << 24).tree);  // each byte crosses a boundary once

@@ -7,9 +7,9 @@
 
 #include "coll/registry.hpp"
 #include "segment/layout.hpp"
-#include "tree_png.hpp"
 #include "shmcoll/shmcoll.hpp"
 #include "topology/discovery.hpp"
+#include "tree_png.hpp"
 
 namespace {
 
@@ -44,7 +44,8 @@ void print_algorithms(const shmcoll::Options& options, int ranks, bool splits) {
   shape.gather = options.gather_algorithm;
   std::printf("\nalgorithms on this team (%s single copy):\n",
               shape.single_copy ? "assuming the probe grants" : "without");
-  const std::uint64_t sizes[] = {8, 1024, 16 * 1024, options.single_copy_min_bytes, 1 << 20, 16 << 20};
+  const std::uint64_t sizes[] = {8,       1024,    16 * 1024, options.single_copy_min_bytes,
+                                 1 << 20, 16 << 20};
   for (Kind kind : {Kind::kBcast, Kind::kScatter, Kind::kGather, Kind::kScatterv, Kind::kGatherv}) {
     const bool v_form = kind == Kind::kScatterv || kind == Kind::kGatherv;
     if (v_form) {
@@ -53,7 +54,8 @@ void print_algorithms(const shmcoll::Options& options, int ranks, bool splits) {
       continue;
     }
     for (std::uint64_t b : sizes) {
-      std::printf("  %-9s %9llu B   %s\n", shmcoll::kind_name(kind), static_cast<unsigned long long>(b),
+      std::printf("  %-9s %9llu B   %s\n", shmcoll::kind_name(kind),
+                  static_cast<unsigned long long>(b),
                   shmcoll::registry::choose(shape, kind, b).why);
     }
   }
@@ -105,8 +107,9 @@ int main(int argc, char** argv) {
       g.nranks = static_cast<std::uint32_t>(segment_ranks);
       g.slots = static_cast<std::uint32_t>(options.slots);
       g.slot_bytes = (options.slot_bytes + 63) / 64 * 64;
-      std::printf("\nsegment for %d ranks: %llu bytes (%llu fixed + %llu per rank)\n", segment_ranks,
-                  static_cast<unsigned long long>(g.total_bytes()), static_cast<unsigned long long>(g.ranks_offset()),
+      std::printf("\nsegment for %d ranks: %llu bytes (%llu fixed + %llu per rank)\n",
+                  segment_ranks, static_cast<unsigned long long>(g.total_bytes()),
+                  static_cast<unsigned long long>(g.ranks_offset()),
                   static_cast<unsigned long long>(g.rank_stride()));
     }
     if (ranks > 0) {
@@ -119,16 +122,19 @@ int main(int argc, char** argv) {
       std::printf("\ntopology: %s\n", t->summary().c_str());
       std::vector<topo::Place> places;
       for (int r = 0; r < ranks; ++r) {
-        places.push_back(t->is_this_machine() ? t->place_of_bound_rank(r) : t->place_of_pu(r % std::max(1, t->counts().pus)));
+        places.push_back(t->is_this_machine() ? t->place_of_bound_rank(r)
+                                              : t->place_of_pu(r % std::max(1, t->counts().pus)));
       }
-      std::printf("ranks: %s\n", t->is_this_machine() ? "placed as shmcoll-run --bind core would (rank r on core r mod cores)"
-                                                       : "rank r on PU r mod PUs");
+      std::printf("ranks: %s\n",
+                  t->is_this_machine()
+                      ? "placed as shmcoll-run --bind core would (rank r on core r mod cores)"
+                      : "rank r on PU r mod PUs");
       const topo::Tree tree = topo::build_tree(places, root);
-      std::printf("tree for a broadcast, scatter or gather rooted at %d (depth %d):\n%s", root, tree.depth,
-                  topo::draw_tree(tree, places).c_str());
+      std::printf("tree for a broadcast, scatter or gather rooted at %d (depth %d):\n%s", root,
+                  tree.depth, topo::draw_tree(tree, places).c_str());
       if (!png.empty()) {
-        const std::string title = std::to_string(ranks) + " ranks, root " + std::to_string(root) +
-                                  ", " + t->source();
+        const std::string title =
+            std::to_string(ranks) + " ranks, root " + std::to_string(root) + ", " + t->source();
         const std::string problem = shmcoll::tools::draw_tree_png(tree, places, title, png);
         if (!problem.empty()) {
           std::fprintf(stderr, "shmcoll-info: --png %s: %s\n", png.c_str(), problem.c_str());

@@ -24,7 +24,8 @@ std::string tree_plot_script(const topology::Tree& tree, const std::vector<topol
       return;
     }
     for (int c : kids) place(c, d + 1);
-    x[u] = (x[static_cast<std::size_t>(kids.front())] + x[static_cast<std::size_t>(kids.back())]) / 2;
+    x[u] =
+        (x[static_cast<std::size_t>(kids.front())] + x[static_cast<std::size_t>(kids.back())]) / 2;
   };
   if (n > 0) place(tree.root, 0);
   auto field = [](int v) { return v < 0 ? std::string("?") : std::to_string(v); };

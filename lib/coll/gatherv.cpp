@@ -159,7 +159,8 @@ bool GathervOp::advance_tree(sync::WaitTarget& blocked_on) {
         blocks[r] = {recvbuf_ + blocks_[r].first, blocks_[r].second};
       tree_gather_.start_root(team_, *this, true, std::move(blocks));
       const auto& own = blocks_[static_cast<std::size_t>(sig_.root)];
-      if (!in_place_ && own.second > 0) copy::copy_bytes(recvbuf_ + own.first, sendbuf_, own.second);
+      if (!in_place_ && own.second > 0)
+        copy::copy_bytes(recvbuf_ + own.first, sendbuf_, own.second);
     } else {
       tree_gather_.start_member(team_, *this, true, sendbuf_, sig_.bytes);
     }

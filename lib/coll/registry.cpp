@@ -11,7 +11,7 @@ bool table_fits(int team_size, std::uint64_t slot_bytes, std::uint32_t slots) {
 
 Choice choose(const TeamShape& shape, Kind kind, std::uint64_t block_bytes) {
   const bool v_form = kind == Kind::kScatterv || kind == Kind::kGatherv;
-  const Algorithm forced = kind == Kind::kBcast                              ? shape.bcast
+  const Algorithm forced = kind == Kind::kBcast                                ? shape.bcast
                            : kind == Kind::kScatter || kind == Kind::kScatterv ? shape.scatter
                                                                                : shape.gather;
   if (shape.size < 2) return {false, "one rank"};

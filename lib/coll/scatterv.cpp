@@ -113,9 +113,9 @@ bool ScattervOp::copy_direct_block(sync::WaitTarget& blocked_on) {
     blocked_on = {&status.tag, sync::make_tag(op_, sync::kStepArrived), sig_.root};
     return false;
   }
-  if (!direct_copy_.step(*this, team_, sig_.root,
-                         root.address + (entry_.offset & ~ScatterTableEntry::kDirect),
-                         root.shared_id, recvbuf_, entry_.bytes, /*local_is_source=*/false, blocked_on))
+  if (!direct_copy_.step(
+          *this, team_, sig_.root, root.address + (entry_.offset & ~ScatterTableEntry::kDirect),
+          root.shared_id, recvbuf_, entry_.bytes, /*local_is_source=*/false, blocked_on))
     return false;
   team_.publish(team_.self().progress().copied_op, op_);
   return true;
@@ -153,8 +153,8 @@ bool ScattervOp::advance_data(sync::WaitTarget& blocked_on) {
     if (!reader_.pull(team_, acked_, blocked_on, /*ack_last=*/false)) return false;
     // Built only for a message: at small sizes the string would cost more than the call.
     auto where = [&] {
-      return "scatterv (root " + std::to_string(sig_.root) + ", operation #" +
-             std::to_string(op_) + ") on rank " + std::to_string(me);
+      return "scatterv (root " + std::to_string(sig_.root) + ", operation #" + std::to_string(op_) +
+             ") on rank " + std::to_string(me);
     };
     switch (classify_entry(entry_, sig_.bytes, entry_at)) {
       case EntryUse::kMismatch:

@@ -81,9 +81,8 @@ void TreeGather::plan(TeamImpl& team, const CollectiveOp& op) {
       if (sizes_[i] != want) {
         team.fail(Status::kInvalidArgument,
                   concat("type signature mismatch in ", op.where(), " (operation #", op.op(),
-                         "): the root receives ", want, " bytes from rank ", r,
-                         " (its recvcounts[", r, "]), but rank ", r, " has ", sizes_[i],
-                         " bytes"));
+                         "): the root receives ", want, " bytes from rank ", r, " (its recvcounts[",
+                         r, "]), but rank ", r, " has ", sizes_[i], " bytes"));
       }
     }
   }
@@ -129,7 +128,9 @@ void TreeGather::plan(TeamImpl& team, const CollectiveOp& op) {
     sources_.add(0, reinterpret_cast<const std::byte*>(sizes_.data()), 8 * sizes_.size());
   }
   sources_.add(table, sendbuf_, sizes_[0]);
-  if (staging_) sources_.add(table + image_.children_start, staging_.get(), image_.bytes - image_.children_start);
+  if (staging_)
+    sources_.add(table + image_.children_start, staging_.get(),
+                 image_.bytes - image_.children_start);
   writer_.start(op.op(), sig.kind, sig.root, tree_layout::gather_stream_bytes(image_, table),
                 team.slot_bytes());
 }

@@ -65,12 +65,11 @@ void TreeScatter::plan_member(TeamImpl& team, const CollectiveOp& op) {
                                         parent_, " (seen by rank ", me_, ")"));
   }
   if (parent_sizes_[mine] != own_bytes_) {
-    team.fail(Status::kInvalidArgument,
-              concat("type signature mismatch in ", op.where(), " (operation #", op.op(),
-                     ") on rank ", me_, ": the root sends ",
-                     parent_sizes_[mine],
-                     " bytes (its sendcounts[", me_, "]), this rank receives ",
-                     op.signature().describe_bytes()));
+    team.fail(
+        Status::kInvalidArgument,
+        concat("type signature mismatch in ", op.where(), " (operation #", op.op(), ") on rank ",
+               me_, ": the root sends ", parent_sizes_[mine], " bytes (its sendcounts[", me_,
+               "]), this rank receives ", op.signature().describe_bytes()));
   }
   parent_stream_ =
       tree_layout::scatter_stream(parent_image_, with_table_ ? tree_layout::table_bytes(count) : 0);
@@ -128,7 +127,8 @@ void TreeScatter::plan_writer(TeamImpl& team, const CollectiveOp& op) {
     const std::size_t n = at(tree_->subtree_size, child);
     add(child, 0, 8 * (with_table_ ? count : 0));
     add(child, stream_.at(image_.offset[i]), stream_.at(image_.offset[i]) + sizes_[i]);
-    if (n > 1) add(child, stream_.at(image_.offset[i + 1]), stream_.at(image_.end_of(i, n, sizes_)));
+    if (n > 1)
+      add(child, stream_.at(image_.offset[i + 1]), stream_.at(image_.end_of(i, n, sizes_)));
   }
   writer_.start(op.op(), sig.kind, sig.root, stream_.bytes, slot);
 }

@@ -32,7 +32,9 @@ Row algorithm_parameter(const char* name, const char* doc, Algorithm Options::*f
   return {name, doc,
           [field](const Options& o) {
             const Algorithm a = o.*field;
-            return std::string(a == Algorithm::kFlat ? "flat" : a == Algorithm::kTree ? "tree" : "auto");
+            return std::string(a == Algorithm::kFlat   ? "flat"
+                               : a == Algorithm::kTree ? "tree"
+                                                       : "auto");
           },
           [name, field](Options& o, const std::string& v) {
             if (v == "auto")

@@ -9,8 +9,9 @@ namespace shmcoll {
 void StreamSources::fill(std::byte* dst, std::uint64_t offset, std::uint64_t length) const {
   const std::uint64_t end = offset + length;
   // The first piece that ends after `offset`.
-  auto it = std::upper_bound(pieces_.begin(), pieces_.end(), offset,
-                             [](std::uint64_t o, const Piece& p) { return o < p.offset + p.bytes; });
+  auto it =
+      std::upper_bound(pieces_.begin(), pieces_.end(), offset,
+                       [](std::uint64_t o, const Piece& p) { return o < p.offset + p.bytes; });
   for (; it != pieces_.end() && it->offset < end; ++it) {
     const std::uint64_t lo = std::max(offset, it->offset);
     const std::uint64_t hi = std::min(end, it->offset + it->bytes);
