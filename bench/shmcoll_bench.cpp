@@ -228,6 +228,10 @@ int main(int argc, char** argv) {
                   size, o.checks == CheckLevel::kFull ? "full" : "basic", o.slots, o.slot_bytes,
                   team.segment_bytes());
       std::printf("# machine: %s\n", bench::describe_machine().c_str());
+      for (const ParameterInfo& p : parameters(o)) {
+        if (p.name.find("_ALGORITHM") != std::string::npos)
+          std::printf("# %s=%s\n", p.name.c_str(), p.value.c_str());
+      }
       const std::string placement = team.placement();
       for (std::size_t at = 0; at < placement.size();) {
         const std::size_t end = placement.find('\n', at);

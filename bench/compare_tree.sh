@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Flat against tree for all five collectives, forced through SHMCOLL_*_ALGORITHM, alternating
+# run by run so that drift hits both alike. Usage:
+#   bench/compare_tree.sh OUTDIR "RANKS..." "SIZES..." REPS [shmcoll-run placement options]
+# e.g. bench/compare_tree.sh bench/results/tree-x "2 4 8" "8 1M" 5 --bind core
+# Writes OUTDIR/<alg>-np<N>-<size>-r<k>.csv and .txt; bench/summarize_tree.py makes the table.
+set -euo pipefail
+out=$1 ranks=$2 sizes=$3 reps=$4
+shift 4
+build=${BUILD:-build}
+mkdir -p "$out"
+for ((k = 1; k <= reps; ++k)); do
+  for n in $ranks; do
+    for size in $sizes; do
+      for alg in flat tree; do
+        SHMCOLL_BCAST_ALGORITHM=$alg SHMCOLL_SCATTER_ALGORITHM=$alg SHMCOLL_GATHER_ALGORITHM=$alg \
+          "$build/tools/shmcoll-run" -n "$n" "$@" "$build/bench/shmcoll-bench" \
+          --min-bytes "$size" --max-bytes "$size" --csv "$out/$alg-np$n-$size-r$k.csv" \
+          > "$out/$alg-np$n-$size-r$k.txt"
+      done
+    done
+  done
+done
