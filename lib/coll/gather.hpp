@@ -29,7 +29,7 @@ class GatherOp final : public CollectiveOp {
  private:
   bool advance_data(sync::WaitTarget& blocked_on) override;
   bool checked_in_data_path(int peer) const override {
-    if (tree_) return false;        // the agree stage checks every peer
+    if (tree_) return tree_gather_.checked(peer);
     if (single_copy_) return true;  // only the root and each peer exchange anything
     return team_.rank() == sig_.root && peer != sig_.root && sig_.bytes > 0;
   }
@@ -60,7 +60,8 @@ class GathervOp final : public CollectiveOp {
   bool checked_in_data_path(int peer) const override {
     // Single-copy senders are not read through a stream: the agree stage checks them.
     const auto p = static_cast<std::size_t>(peer);
-    return !tree_ && team_.rank() == sig_.root && peer != sig_.root && blocks_[p].second > 0 &&
+    if (tree_) return tree_gather_.checked(peer);
+    return team_.rank() == sig_.root && peer != sig_.root && blocks_[p].second > 0 &&
            (table_.empty() || (table_[p].offset & ScatterTableEntry::kDirect) == 0);
   }
   void abandon() override {

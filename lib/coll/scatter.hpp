@@ -29,7 +29,7 @@ class ScatterOp final : public CollectiveOp {
  private:
   bool advance_data(sync::WaitTarget& blocked_on) override;
   bool checked_in_data_path(int peer) const override {
-    if (tree_) return false;        // the agree stage checks every peer
+    if (tree_) return tree_scatter_.checked(peer);
     if (single_copy_) return true;  // only the root and each peer exchange anything
     return peer == sig_.root && team_.rank() != sig_.root && sig_.bytes > 0;
   }
@@ -61,7 +61,8 @@ class ScattervOp final : public CollectiveOp {
   // Only the root sees every rank's size, so the others wait for its verdict (kFull).
   bool needs_root_verdict() const override { return team_.rank() != sig_.root; }
   bool checked_in_data_path(int peer) const override {
-    return !tree_ && peer == sig_.root && team_.rank() != sig_.root;
+    if (tree_) return tree_scatter_.checked(peer);
+    return peer == sig_.root && team_.rank() != sig_.root;
   }
 
   bool advance_root(sync::WaitTarget& blocked_on);

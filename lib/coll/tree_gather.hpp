@@ -35,6 +35,14 @@ class TreeGather {
   void start_member(TeamImpl& team, const CollectiveOp& op, bool with_table,
                     const std::byte* sendbuf, std::uint64_t own_bytes);
   bool advance(TeamImpl& team, const CollectiveOp& op, sync::WaitTarget& blocked_on);
+  // Whether the data stage compared `peer`'s collective, root and sizes with this rank's (it
+  // read a stream from it), so the agree stage need not.
+  bool checked(int peer) const {
+    for (std::size_t w = 0; w < children_.size(); ++w) {
+      if (children_[w].rank == peer) return reader_.read_from(w);
+    }
+    return false;
+  }
 
  private:
   void add_children(TeamImpl& team, const CollectiveOp& op);

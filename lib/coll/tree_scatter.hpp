@@ -34,6 +34,9 @@ class TreeScatter {
   void start_member(TeamImpl& team, const CollectiveOp& op, bool with_table,
                     std::uint64_t own_bytes, std::byte* recvbuf);
   bool advance(TeamImpl& team, const CollectiveOp& op, sync::WaitTarget& blocked_on);
+  // Whether the data stage compared `peer`'s collective, root and sizes with this rank's (it
+  // read a stream from it), so the agree stage need not.
+  bool checked(int peer) const { return peer == parent_ && reader_.read_from(0); }
   // The acknowledgement a leaf leaves for its departure, 0 for none.
   std::uint64_t deferred_ack() const {
     return !writing_ && reader_.read_anything() ? sync::step_consumed(reader_.last_chunk()) : 0;

@@ -73,6 +73,9 @@ class PieceReader {
   // Stream offset of writer w below which every piece byte is copied.
   std::uint64_t copied_below(std::size_t w) const;
   bool read_anything() const { return started_; }
+  // Whether this pass copied anything from writer w: its chunk headers were then compared
+  // with what this rank expects (collective, root, stream length).
+  bool read_from(std::size_t w) const { return !writers_[w].pieces.empty(); }
   std::uint64_t last_chunk() const { return last_chunk_; }
 
  private:
