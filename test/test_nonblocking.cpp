@@ -52,13 +52,26 @@ std::string capture_stderr(Body&& body) {
 }  // namespace
 
 TEST_CASE("non-blocking collectives give the blocking results, up to 8 outstanding, mixed") {
-  for (bool thread : {false, true}) {
+  // Flat, and (the last two rows) all five along the tree of a 2-package x 2-NUMA machine.
+  struct Setup {
+    bool thread;
+    bool tree;
+  };
+  for (Setup setup :
+       {Setup{false, false}, Setup{true, false}, Setup{false, true}, Setup{true, true}}) {
+    const bool thread = setup.thread;
     for (int n : {2, 3, 5, 16}) {
+      if (setup.tree && n < 5) continue;
       std::string job;
       auto outcome = run_ranks(
           {.nranks = n},
           [&](RankContext& ctx) {
-            Team team(ctx.bootstrap, nb_options(thread));
+            Options o = nb_options(thread);
+            if (setup.tree) {
+              o.topology = "package:2 numa:2 core:4 pu:1";
+              o.bcast_algorithm = o.scatter_algorithm = o.gather_algorithm = Algorithm::kTree;
+            }
+            Team team(ctx.bootstrap, o);
             std::mt19937_64 rng(777 + static_cast<unsigned>(n));
             std::uint64_t seq = 1;
             for (int round = 0; round < 12; ++round) {
@@ -104,8 +117,8 @@ TEST_CASE("non-blocking collectives give the blocking results, up to 8 outstandi
             }
           },
           &job);
-      INFO("team size " << n << std::string(thread ? ", progress thread" : "") << ": "
-                        << outcome.summary());
+      INFO("team size " << n << std::string(thread ? ", progress thread" : "")
+                        << std::string(setup.tree ? ", tree" : "") << ": " << outcome.summary());
       CHECK(outcome.succeeded());
       CHECK(leftover_segments(job).empty());
     }
@@ -292,11 +305,11 @@ TEST_CASE("debug builds: a send buffer written or freed before completion fails 
         ctx.fail("no error although the root's send buffer was %s", mode ? "freed" : "written");
       } catch (const InvalidArgument& e) {
         const std::string what = e.what();
-        ctx.check(what.find("touched before the request completed") != std::string::npos &&
-                      what.find("rank 0") != std::string::npos &&
-                      what.find(mode == 0 ? "3000 bytes at" : "no longer mapped") !=
-                          std::string::npos,
-                  "the message names the operation, the rank and the buffer");
+        ctx.check(
+            what.find("touched before the request completed") != std::string::npos &&
+                what.find("rank 0") != std::string::npos &&
+                what.find(mode == 0 ? "3000 bytes at" : "no longer mapped") != std::string::npos,
+            "the message names the operation, the rank and the buffer");
       }
       if (ctx.rank == 1 || mode == 0) munmap(page, 4096);
     });

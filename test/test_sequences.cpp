@@ -11,8 +11,8 @@
 namespace shmcoll::test {
 
 TEST_CASE("mixed collectives back to back with changing roots, sizes and in-place") {
-  // Flat, and with broadcasts down the tree of a 2-package x 2-NUMA machine, interleaved with
-  // the other collectives on the same slots.
+  // Flat, and all five along the tree of a 2-package x 2-NUMA machine, interleaved on the same
+  // slots.
   for (const char* topology : {"", "package:2 numa:2 core:4 pu:1"}) {
     for (int n : {2, 7, 16}) {
       CAPTURE(topology);
@@ -22,7 +22,8 @@ TEST_CASE("mixed collectives back to back with changing roots, sizes and in-plac
           [&](RankContext& ctx) {
             Options o = test_options(1024, 2);  // two slots: reuse as early as possible
             o.topology = topology;
-            if (*topology != '\0') o.bcast_algorithm = BcastAlgorithm::kTree;
+            if (*topology != '\0')
+              o.bcast_algorithm = o.scatter_algorithm = o.gather_algorithm = Algorithm::kTree;
             Team team(ctx.bootstrap, o);
             std::mt19937_64 rng(12345);  // same sequence on every rank
             const std::uint64_t sizes[] = {0, 1, 8, 40, 41, 100, 1024, 1500, 5000};
