@@ -169,12 +169,16 @@ void SingleCopyExchange::drain(const CollectiveOp& op, TeamImpl& team) {
   // The other half of the pair in transfer(): the abort is recorded (or was seen) before this
   // fence, so a peer that did not see it has its announcement visible below.
   std::atomic_thread_fence(std::memory_order_seq_cst);
+  // Bounded by the write itself, a single system call; a dead writer writes no more. A live
+  // peer whose announcement never clears is not writing but broken (its status line holds
+  // garbage): after the team's timeout, far beyond any one system call, this rank leaves.
+  const std::int64_t deadline =
+      sync::now_ns() + static_cast<std::int64_t>(team.options().timeout_s * 1e9);
   for (int peer = 0; peer < team.size(); ++peer) {
     if (peer == team.rank()) continue;
     const std::atomic<std::uint64_t>& writing = team.area(peer).status().writing_op;
-    // Bounded by the write itself, a single system call; a dead writer writes no more.
     for (int spins = 0; writing.load(std::memory_order_acquire) == op.op(); ++spins) {
-      if (spins % 1024 == 1023 && !team.peer_alive(peer)) break;
+      if (spins % 1024 == 1023 && (!team.peer_alive(peer) || sync::now_ns() > deadline)) break;
       sched_yield();
     }
   }
