@@ -6,13 +6,7 @@
 #include "core/text.hpp"
 
 namespace shmcoll {
-namespace {
-
-std::size_t at(const std::vector<int>& v, int r) {
-  return static_cast<std::size_t>(v[static_cast<std::size_t>(r)]);
-}
-
-}  // namespace
+using tree_layout::at;
 
 void TreeGather::start_root(TeamImpl& team, const CollectiveOp& op, bool with_table,
                             std::vector<Block> blocks) {

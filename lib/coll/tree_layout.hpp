@@ -31,6 +31,11 @@ inline std::uint64_t align_up(std::uint64_t v) { return (v + kAlign - 1) / kAlig
 inline std::uint64_t align_down(std::uint64_t v) { return v / kAlign * kAlign; }
 inline std::uint64_t table_bytes(std::size_t entries) { return align_up(8 * entries); }
 
+// A per-rank field of topology::Tree (position, subtree_size), as an index.
+inline std::size_t at(const std::vector<int>& per_rank, int rank) {
+  return static_cast<std::size_t>(per_rank[static_cast<std::size_t>(rank)]);
+}
+
 struct Image {
   std::vector<std::uint64_t> offset;  // by preorder index from the subtree's root (0: itself)
   std::uint64_t bytes = 0;            // the image's length
