@@ -156,13 +156,10 @@ bool TreeGather::advance(TeamImpl& team, const CollectiveOp& op, sync::WaitTarge
   sync::WaitTarget pull_wait;
   const bool received = reader_.pull(team, acked_, pull_wait, /*acks=*/true, /*ack_last=*/true);
   if (!is_root_) {
-    auto fill = [&](std::byte* dst, std::uint64_t off, std::uint64_t len) {
-      sources_.fill(dst, off, len);
-    };
     const int parent = tree_->parent[static_cast<std::size_t>(me_)];
     auto readers = [&](std::uint64_t, std::vector<int>& out) { out.push_back(parent); };
     sync::WaitTarget pump_wait;
-    if (!writer_.pump(team, fill, readers, pump_wait, ready_chunks())) {
+    if (!pump_sources(team, writer_, sources_, readers, pump_wait, ready_chunks())) {
       blocked_on = received ? pump_wait : pull_wait;
       return false;
     }

@@ -149,9 +149,6 @@ bool TreeScatter::advance(TeamImpl& team, const CollectiveOp& op, sync::WaitTarg
   const bool received =
       parent_ < 0 || reader_.pull(team, acked_, pull_wait, /*acks=*/true, /*ack_last=*/writing_);
   if (writing_) {
-    auto fill = [&](std::byte* dst, std::uint64_t off, std::uint64_t len) {
-      sources_.fill(dst, off, len);
-    };
     auto readers = [&](std::uint64_t c, std::vector<int>& out) {
       for (const ChunkRange& r : reads_) {
         if (r.first <= c && c <= r.last && (out.empty() || out.back() != r.child))
@@ -159,7 +156,7 @@ bool TreeScatter::advance(TeamImpl& team, const CollectiveOp& op, sync::WaitTarg
       }
     };
     sync::WaitTarget pump_wait;
-    if (!writer_.pump(team, fill, readers, pump_wait, ready_chunks())) {
+    if (!pump_sources(team, writer_, sources_, readers, pump_wait, ready_chunks())) {
       // Blocked on a child; if the parent is still sending, its next chunk wakes us as well.
       blocked_on = received ? pump_wait : pull_wait;
       return false;

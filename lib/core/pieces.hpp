@@ -30,6 +30,16 @@ class StreamSources {
   std::vector<Piece> pieces_;
 };
 
+// Publishes `writer`'s chunks below `limit` with bytes from `sources` (see StreamWriter::pump).
+template <class Readers>
+bool pump_sources(TeamImpl& team, StreamWriter& writer, const StreamSources& sources,
+                  Readers&& readers, sync::WaitTarget& blocked_on, std::uint64_t limit) {
+  auto fill = [&](std::byte* dst, std::uint64_t offset, std::uint64_t length) {
+    sources.fill(dst, offset, length);
+  };
+  return writer.pump(team, fill, readers, blocked_on, limit);
+}
+
 // Reads pieces of several writers' streams in one operation, chunk index by chunk index
 // (rounds), so that this rank's single acknowledgement covers every stream it reads: chunk c is
 // acknowledged once every piece byte in chunk c of every writer is copied (the rule GatherRoot
