@@ -120,6 +120,20 @@ TEST_CASE("single copy: bcast, scatter and gather matrices") {
     run_matrix(check_gather, true, false, n, single_copy_everywhere());
   }
 }
+// Scatter and gather along the trees with single copy from the smallest block on: the root
+// shares blocks with its children, deeper ranks copy theirs whole from or into the root's
+// buffer, and completion fans in along the tree.
+TEST_CASE("single copy: scatter and gather matrices along the topology trees") {
+  for (const char* topology : kSyntheticTopologies) {
+    for (int n : {8, 11, 16}) {
+      CAPTURE(topology);
+      Options o = tree_options(topology);
+      o.single_copy_min_bytes = 1;
+      run_matrix(check_scatter, true, false, n, o);
+      run_matrix(check_gather, true, false, n, o);
+    }
+  }
+}
 
 TEST_CASE("scatter: matrix over team sizes, roots, in-place and counts") {
   for (int n : kTeamSizes) run_matrix(check_scatter, true, false, n);

@@ -40,26 +40,30 @@ bool GatherOp::advance_data(sync::WaitTarget& blocked_on) {
   const int me = team_.rank();
   const std::uint64_t b = sig_.bytes;
   const int n = team_.size();
-  if (!started_ && n > 1 && team_.uses_tree(Kind::kGather, b)) {
-    if (me == sig_.root) {
-      if (!in_place_) copy::copy_bytes(recvbuf_ + me * b, sendbuf_, b);
-      std::vector<TreeGather::Block> blocks(static_cast<std::size_t>(n));
-      for (int r = 0; r < n; ++r) blocks[static_cast<std::size_t>(r)] = {recvbuf_ + r * b, b};
-      tree_gather_.start_root(team_, *this, false, std::move(blocks));
-    } else {
-      tree_gather_.start_member(team_, *this, false, sendbuf_, b);
+  if (!started_ && n > 1) {
+    const bool along_tree = team_.uses_tree(Kind::kGather, b);
+    const bool root = me == sig_.root;
+    if (team_.single_copy_for(b)) {
+      // Root and peer share each block; the root's local copy of its own block shrinks its
+      // share. Along the tree only the root's children share with it (single_copy.hpp).
+      if (root && !in_place_) copy::copy_bytes(recvbuf_ + me * b, sendbuf_, b);
+      exchange_.start_blocks(SingleCopyExchange::Flow::kToRoot, b, n, !in_place_,
+                             root ? recvbuf_ : const_cast<std::byte*>(sendbuf_),
+                             along_tree ? &team_.tree(sig_.root) : nullptr);
+      single_copy_ = started_ = true;
+    } else if (along_tree) {
+      if (root) {
+        if (!in_place_) copy::copy_bytes(recvbuf_ + me * b, sendbuf_, b);
+        std::vector<TreeGather::Block> blocks(static_cast<std::size_t>(n));
+        for (int r = 0; r < n; ++r) blocks[static_cast<std::size_t>(r)] = {recvbuf_ + r * b, b};
+        tree_gather_.start_root(team_, *this, false, std::move(blocks));
+      } else {
+        tree_gather_.start_member(team_, *this, false, sendbuf_, b);
+      }
+      tree_ = started_ = true;
     }
-    tree_ = started_ = true;
   }
   if (tree_) return tree_gather_.advance(team_, *this, blocked_on);
-  if (!started_ && n > 1 && team_.single_copy_for(b)) {
-    // Root and peer share each block; the root's local copy of its own block shrinks its share.
-    const bool root = me == sig_.root;
-    if (root && !in_place_) copy::copy_bytes(recvbuf_ + me * b, sendbuf_, b);
-    exchange_.start_blocks(SingleCopyExchange::Flow::kToRoot, b, n, !in_place_,
-                           root ? recvbuf_ : const_cast<std::byte*>(sendbuf_));
-    single_copy_ = started_ = true;
-  }
   if (single_copy_) return exchange_.advance(*this, team_, blocked_on);
   if (!started_) {
     if (me == sig_.root) {

@@ -30,7 +30,8 @@ class GatherOp final : public CollectiveOp {
   bool advance_data(sync::WaitTarget& blocked_on) override;
   bool checked_in_data_path(int peer) const override {
     if (tree_) return tree_gather_.checked(peer);
-    if (single_copy_) return true;  // only the root and each peer exchange anything
+    // Single copy, flat or along the tree: every rank compared its signature with the root's.
+    if (single_copy_) return true;
     return team_.rank() == sig_.root && peer != sig_.root && sig_.bytes > 0;
   }
 

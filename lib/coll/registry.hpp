@@ -11,8 +11,9 @@
 //   boundary; down the tree each byte crosses each boundary once.
 // - Scatter and gather: each block crosses a boundary once either way, so the tree only saves
 //   synchronization (the root waits for one leader per group, not for every rank). Below the
-//   single-copy size that matters; from it, the flat single copy moves every block once,
-//   where the tree copies it at each level.
+//   single-copy size that matters. From it both move every block once (the tree's single copy
+//   only shapes the completion, single_copy.hpp); the flat one stays the default there until
+//   a machine with several NUMA nodes shows which is faster.
 // - Scatterv and gatherv: only the root knows the sizes, so the choice cannot depend on them:
 //   the tree when the team has no single copy (the flat path then streams every block too).
 // - The v-forms' size tables must fit in a writer's slots (table_fits); otherwise flat.

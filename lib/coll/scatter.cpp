@@ -30,29 +30,33 @@ bool ScatterOp::advance_data(sync::WaitTarget& blocked_on) {
   const int me = team_.rank();
   const int n = team_.size();
   const std::uint64_t b = sig_.bytes;
-  if (!started_ && n > 1 && team_.uses_tree(Kind::kScatter, b)) {
-    if (me == sig_.root) {
-      if (!in_place_) copy::copy_bytes(recvbuf_, sendbuf_ + me * b, b);
-      std::vector<TreeScatter::Block> blocks(static_cast<std::size_t>(n));
-      for (int r = 0; r < n; ++r) blocks[static_cast<std::size_t>(r)] = {sendbuf_ + r * b, b};
-      tree_scatter_.start_root(team_, *this, false, std::move(blocks));
-    } else {
-      tree_scatter_.start_member(team_, *this, false, b, recvbuf_);
+  if (!started_ && n > 1) {
+    const bool along_tree = team_.uses_tree(Kind::kScatter, b);
+    const bool root = me == sig_.root;
+    if (team_.single_copy_for(b)) {
+      // Root and peer share each block; the root's local copy of its own block shrinks its
+      // share. Along the tree only the root's children share with it (single_copy.hpp).
+      if (root && !in_place_) copy::copy_bytes(recvbuf_, sendbuf_ + me * b, b);
+      exchange_.start_blocks(SingleCopyExchange::Flow::kFromRoot, b, n, !in_place_,
+                             root ? const_cast<std::byte*>(sendbuf_) : recvbuf_,
+                             along_tree ? &team_.tree(sig_.root) : nullptr);
+      single_copy_ = started_ = true;
+    } else if (along_tree) {
+      if (root) {
+        if (!in_place_) copy::copy_bytes(recvbuf_, sendbuf_ + me * b, b);
+        std::vector<TreeScatter::Block> blocks(static_cast<std::size_t>(n));
+        for (int r = 0; r < n; ++r) blocks[static_cast<std::size_t>(r)] = {sendbuf_ + r * b, b};
+        tree_scatter_.start_root(team_, *this, false, std::move(blocks));
+      } else {
+        tree_scatter_.start_member(team_, *this, false, b, recvbuf_);
+      }
+      tree_ = started_ = true;
     }
-    tree_ = started_ = true;
   }
   if (tree_) {
     if (!tree_scatter_.advance(team_, *this, blocked_on)) return false;
     if (const std::uint64_t step = tree_scatter_.deferred_ack()) defer_final_ack(step);
     return true;
-  }
-  if (!started_ && n > 1 && team_.single_copy_for(b)) {
-    // Root and peer share each block; the root's local copy of its own block shrinks its share.
-    const bool root = me == sig_.root;
-    if (root && !in_place_) copy::copy_bytes(recvbuf_, sendbuf_ + me * b, b);
-    exchange_.start_blocks(SingleCopyExchange::Flow::kFromRoot, b, n, !in_place_,
-                           root ? const_cast<std::byte*>(sendbuf_) : recvbuf_);
-    single_copy_ = started_ = true;
   }
   if (single_copy_) return exchange_.advance(*this, team_, blocked_on);
   if (me == sig_.root) {

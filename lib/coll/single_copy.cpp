@@ -9,6 +9,7 @@
 #include "copy/copy.hpp"
 #include "copy/cross_process.hpp"
 #include "core/fault_points.hpp"
+#include "topology/hierarchy.hpp"
 
 namespace shmcoll {
 using sync::make_tag;
@@ -106,10 +107,9 @@ void SingleCopyExchange::transfer(const CollectiveOp& op, TeamImpl& team, int pe
   }
 }
 
-bool SteppedTransfer::step(const CollectiveOp& op, TeamImpl& team, int peer,
-                           std::uint64_t remote, std::uint64_t shared_id, std::byte* local,
-                           std::uint64_t bytes, bool local_is_source,
-                           sync::WaitTarget& blocked_on) {
+bool SteppedTransfer::step(const CollectiveOp& op, TeamImpl& team, int peer, std::uint64_t remote,
+                           std::uint64_t shared_id, std::byte* local, std::uint64_t bytes,
+                           bool local_is_source, sync::WaitTarget& blocked_on) {
   const std::uint64_t piece = std::min(kPieceBytes, bytes - moved_);
   SingleCopyExchange::transfer(op, team, peer, remote + moved_, shared_id, local + moved_, piece,
                                local_is_source);
@@ -124,12 +124,41 @@ bool SteppedTransfer::step(const CollectiveOp& op, TeamImpl& team, int peer,
   return false;
 }
 
+void SingleCopyExchange::start_blocks(Flow flow, std::uint64_t block_bytes, int ranks,
+                                      bool root_copies_own, std::byte* local,
+                                      const topology::Tree* tree) {
+  // Along a tree the root splits blocks with its children only.
+  const int sharers =
+      tree != nullptr
+          ? static_cast<int>(tree->children[static_cast<std::size_t>(tree->root)].size()) + 1
+          : ranks;
+  start({flow, block_bytes, block_bytes,
+         balanced_root_share(block_bytes, sharers, root_copies_own ? block_bytes : 0), local,
+         tree});
+}
+
+int SingleCopyExchange::waited_peer(const TeamImpl& team, int root, int i) const {
+  const int me = team.rank();
+  if (plan_.tree != nullptr) {
+    const std::vector<int>& children = plan_.tree->children[static_cast<std::size_t>(me)];
+    return static_cast<std::size_t>(i) < children.size() ? children[static_cast<std::size_t>(i)]
+                                                         : -1;
+  }
+  if (me != root || i >= team.size() - 1) return -1;
+  return i < me ? i : i + 1;  // every rank but the root
+}
+
+bool SingleCopyExchange::shares_with_root(const TeamImpl& team, int root) const {
+  const int me = team.rank();
+  return me != root &&
+         (plan_.tree == nullptr || plan_.tree->parent[static_cast<std::size_t>(me)] == root);
+}
+
 bool SingleCopyExchange::move_root_share(CollectiveOp& op, TeamImpl& team,
                                          sync::WaitTarget& blocked_on) {
   const bool from_root = plan_.flow == Flow::kFromRoot;
-  for (; next_peer_ < team.size(); ++next_peer_) {
-    const int peer = next_peer_;
-    if (peer == team.rank()) continue;
+  const int root = op.signature().root;
+  for (int peer; (peer = waited_peer(team, root, next_peer_)) >= 0; ++next_peer_) {
     PeerArrival arrival;
     if (!arrival_of(op, team, peer, arrival, blocked_on)) return false;
     std::byte* mine = plan_.local + static_cast<std::uint64_t>(peer) * plan_.block_stride;
@@ -145,7 +174,8 @@ bool SingleCopyExchange::move_peer_share(CollectiveOp& op, TeamImpl& team,
   const int root = op.signature().root;
   PeerArrival arrival;
   if (!arrival_of(op, team, root, arrival, blocked_on)) return false;
-  const std::uint64_t share = plan_.root_share;
+  // Below the root's children, a rank moves its whole block.
+  const std::uint64_t share = shares_with_root(team, root) ? plan_.root_share : 0;
   const std::uint64_t remote =
       arrival.address + static_cast<std::uint64_t>(team.rank()) * plan_.block_stride + share;
   return piece_.step(op, team, root, remote, arrival.shared_id, plan_.local + share,
@@ -185,28 +215,40 @@ void SingleCopyExchange::drain(const CollectiveOp& op, TeamImpl& team) {
 }
 
 bool SingleCopyExchange::advance(CollectiveOp& op, TeamImpl& team, sync::WaitTarget& blocked_on) {
-  const bool is_root = team.rank() == op.signature().root;
+  const int root = op.signature().root;
+  const bool is_root = team.rank() == root;
+  const std::uint64_t done = make_tag(op.op(), sync::step_consumed(0));
   if (stage_ == Stage::kMove) {
     if (!(is_root ? move_root_share(op, team, blocked_on)
                   : move_peer_share(op, team, blocked_on))) {
       return false;
     }
+    // The root reports at once: its children wait for its shares, not for its subtree.
     // release (inside publish): the bytes this rank moved, by a system call on its CPU, are
     // visible to whoever acquires this step.
-    team.publish_step(op.op(), sync::step_consumed(0));
-    stage_ = Stage::kWait;
+    if (is_root) team.publish_step(op.op(), sync::step_consumed(0));
+    stage_ = Stage::kChildren;
     next_peer_ = 0;
   }
-  // Wait for the other side(s) to finish theirs before either buffer may be released.
-  const std::uint64_t done = make_tag(op.op(), sync::step_consumed(0));
-  for (; next_peer_ < team.size(); ++next_peer_) {
-    const int peer = is_root ? next_peer_ : op.signature().root;
-    if (peer == team.rank()) continue;
-    if (!team.progress_reached(peer, done)) {
-      blocked_on = {&team.area(peer).progress().tag, done, peer};
-      return false;
+  if (stage_ == Stage::kChildren) {
+    // Neither the root's buffer nor (gather) what landed in it may be released or read before
+    // every rank below has finished with it.
+    for (int peer; (peer = waited_peer(team, root, next_peer_)) >= 0; ++next_peer_) {
+      if (!team.progress_reached(peer, done)) {
+        blocked_on = {&team.area(peer).progress().tag, done, peer};
+        return false;
+      }
     }
-    if (!is_root) break;
+    // release: this rank's own copy, and (acquired just above, so ordered before this store)
+    // its children's reports of their subtrees: whoever acquires this report sees the whole
+    // subtree's copies over.
+    if (!is_root) team.publish_step(op.op(), sync::step_consumed(0));
+    stage_ = Stage::kRoot;
+  }
+  // The root's share moves into or out of this rank's buffer: wait until it is over.
+  if (shares_with_root(team, root) && !team.progress_reached(root, done)) {
+    blocked_on = {&team.area(root).progress().tag, done, root};
+    return false;
   }
   return true;
 }

@@ -11,6 +11,14 @@
 // moved. The root leaves after every peer's, a peer after the root's: neither buffer is
 // released while the other side may still copy from or into it.
 //
+// Along the topology tree (Plan::tree, scatter and gather): the root shares the copy of each
+// block with its children only; every deeper rank moves its whole block itself, straight from
+// or into the root's buffer. Each block still moves once, and crosses each package or NUMA
+// boundary once (a block has one destination, so no relay could save a crossing), while
+// completion fans in along the tree: a rank reports its step only after its children have
+// reported theirs, so the root waits for its children, not for every rank. With one group the
+// root's children are all the other ranks and this is the flat exchange above.
+//
 // Scatterv and gatherv blocks at or above the threshold move with one copy too, each by the
 // rank that is not the root: the root's table entry for that rank (ScatterTableEntry::kDirect)
 // gives the block's offset in the root's buffer; see ScattervOp and GathervOp.
@@ -29,6 +37,9 @@
 #include "core/operation.hpp"
 
 namespace shmcoll {
+namespace topology {
+struct Tree;
+}
 
 // Bounded work per advance: a single copy moves in pieces of at most kPieceBytes and the
 // operation yields between pieces, so that test() returns, and a progress thread lets go of the
@@ -64,6 +75,8 @@ class SingleCopyExchange {
     std::uint64_t root_share = 0;  // leading bytes of each block moved by the root
     // The root: its whole buffer; the others: their block.
     std::byte* local = nullptr;
+    // Along this tree (scatter and gather), or flat (nullptr).
+    const topology::Tree* tree = nullptr;
   };
 
   // The root's share of each block that balances the work: the root moves root_share per peer
@@ -73,11 +86,9 @@ class SingleCopyExchange {
 
   // Scatter and gather: rank r's block of `block_bytes` sits at r * block_bytes in the root's
   // buffer; a root that also copies its own block locally (not in place) takes a smaller share.
+  // `tree`: along that tree (its root is the operation's), else flat.
   void start_blocks(Flow flow, std::uint64_t block_bytes, int ranks, bool root_copies_own,
-                    std::byte* local) {
-    start({flow, block_bytes, block_bytes,
-           balanced_root_share(block_bytes, ranks, root_copies_own ? block_bytes : 0), local});
-  }
+                    std::byte* local, const topology::Tree* tree = nullptr);
 
   void start(const Plan& plan) {
     plan_ = plan;
@@ -103,11 +114,19 @@ class SingleCopyExchange {
  private:
   bool move_root_share(CollectiveOp& op, TeamImpl& team, sync::WaitTarget& blocked_on);
   bool move_peer_share(CollectiveOp& op, TeamImpl& team, sync::WaitTarget& blocked_on);
+  // The ranks this rank waits for before it leaves, and (the root) shares blocks with: along a
+  // tree its children, flat the root every other rank and the others none. -1 past the end.
+  int waited_peer(const TeamImpl& team, int root, int i) const;
+  // Whether this rank and the root split its block (flat, or a child of the root).
+  bool shares_with_root(const TeamImpl& team, int root) const;
   // Reads `peer`'s arrival and checks it against this operation; false while it has not come.
   bool arrival_of(CollectiveOp& op, TeamImpl& team, int peer, PeerArrival& arrival,
                   sync::WaitTarget& blocked_on);
 
-  enum class Stage { kMove, kWait };
+  // kMove: this rank's copies. kChildren: its children's reports (the root's come after its
+  // own report, a deeper rank's before: they complete its subtree). kRoot: the root's share
+  // into or out of this rank's buffer.
+  enum class Stage { kMove, kChildren, kRoot };
   Plan plan_;
   Stage stage_ = Stage::kMove;
   int next_peer_ = 0;
