@@ -36,8 +36,8 @@ bool names_the_space(const std::string& m, std::uint64_t needed) {
 
 TEST_CASE("a /dev/shm too small for the segment is a clear error on every rank, not SIGBUS") {
   constexpr std::uint64_t kTmpfs = 1 << 20;
-  // Default options: 384 bytes + 262,592 per rank. Two ranks fit in 1 MiB, four do not.
-  constexpr std::uint64_t kTwo = 525568, kFour = 1050752;
+  // Default options: 4,096 bytes + 266,240 per rank. Two ranks fit in 1 MiB, four do not.
+  constexpr std::uint64_t kTwo = 536576, kFour = 1069056;
   const int result = run_in_child([&] {
     if (!mount_small_dev_shm(kTmpfs)) {
       std::fprintf(stderr, "cannot mount a tmpfs here: %s\n", std::strerror(errno));

@@ -203,12 +203,15 @@ TEST_CASE("parameters are read from the environment once and checked") {
   CHECK(found);
 }
 
-TEST_CASE("segment geometry: a fixed part plus a per-rank part, all cache-line aligned") {
+TEST_CASE("segment geometry: a fixed part plus a per-rank part, all page aligned") {
   segment::Geometry g{16, 4, 65536};
-  CHECK(g.ranks_offset() % 64 == 0);
-  CHECK(g.rank_stride() % 64 == 0);
+  CHECK(g.ranks_offset() % segment::kPageBytes == 0);
+  CHECK(g.rank_stride() % segment::kPageBytes == 0);
   CHECK(g.total_bytes() == g.ranks_offset() + 16 * g.rank_stride());
-  CHECK(g.rank_stride() == 7 * 64 + 4 * 65536);
+  // 7 control lines and 4 slots (262,592 bytes), rounded up to whole pages.
+  CHECK(g.rank_stride() == 65 * 4096);
+  segment::Geometry small{3, 2, 1024};
+  CHECK(small.rank_stride() == 4096);  // 9 lines + 2 KiB fit in one page
 }
 
 }  // namespace shmcoll

@@ -127,6 +127,10 @@ class TeamImpl final : public sync::WaitObserver {
 
  private:
   void form(Bootstrap& bootstrap);
+  // Each rank's OS NUMA node for the segment's placement (empty when the topology is not this
+  // machine's). An unbound rank's is where it ran at formation, the node first touch would
+  // have chosen too.
+  segment::RankNodes rank_nodes() const;
 
   void check_peer_in_slow_wait(const sync::WaitTarget& target);
 

@@ -146,7 +146,7 @@ void TeamImpl::form(Bootstrap& bootstrap) {
   AttachInfo created;
   if (rank_ == 0) {
     try {
-      segment_ = segment::Segment::create(name, geometry);
+      segment_ = segment::Segment::create(name, geometry, rank_nodes());
       created.ok = 1;
     } catch (const Error& e) {
       put(created.error, e.what());  // still exchange, so that every rank fails instead of hanging
@@ -202,9 +202,22 @@ void TeamImpl::form(Bootstrap& bootstrap) {
     }
   }
   if (options_.verbose && rank_ == 0) {
-    std::fprintf(stderr, "shmcoll: team of %d ranks, segment of %zu bytes; %s\n", size_,
-                 segment_.size(), data_paths().c_str());
+    const segment::PlacementOutcome& placed = segment_.placement();
+    std::fprintf(stderr,
+                 "shmcoll: team of %d ranks, segment of %zu bytes, %d rank area(s) on their NUMA "
+                 "node%s%s; %s\n",
+                 size_, segment_.size(), placed.placed, placed.error.empty() ? "" : ": ",
+                 placed.error.c_str(), data_paths().c_str());
   }
+}
+
+segment::RankNodes TeamImpl::rank_nodes() const {
+  // Only this machine's nodes exist to place memory on; a synthetic or XML topology's do not.
+  const auto topology = topology::Topology::load(options_.topology);
+  if (!topology->is_this_machine()) return {};
+  segment::RankNodes nodes;
+  for (const topology::Place& place : places_) nodes.push_back(topology->numa_os_index(place.numa));
+  return nodes;
 }
 
 std::string TeamImpl::data_paths() const {

@@ -4,11 +4,19 @@
 
 namespace shmcoll::segment {
 
-std::uint64_t Geometry::ranks_offset() const { return sizeof(SegmentHeader) + sizeof(AbortRecord); }
+namespace {
+std::uint64_t whole_pages(std::uint64_t bytes) {
+  return (bytes + kPageBytes - 1) / kPageBytes * kPageBytes;
+}
+}  // namespace
+
+std::uint64_t Geometry::ranks_offset() const {
+  return whole_pages(sizeof(SegmentHeader) + sizeof(AbortRecord));
+}
 
 std::uint64_t Geometry::rank_stride() const {
-  return (RankArea::kControlLines + std::uint64_t{slots}) * kCacheLine +
-         std::uint64_t{slots} * slot_bytes;
+  return whole_pages((RankArea::kControlLines + std::uint64_t{slots}) * kCacheLine +
+                     std::uint64_t{slots} * slot_bytes);
 }
 
 std::uint64_t Geometry::total_bytes() const {

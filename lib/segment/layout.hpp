@@ -3,8 +3,9 @@
 // validated against what this process computes before anything else is touched.
 //
 //   SegmentHeader                       2 lines
-//   AbortRecord                         4 lines
-//   RankArea[0 .. nranks)               rank_stride bytes each:
+//   AbortRecord                         4 lines, then padding to a page boundary
+//   RankArea[0 .. nranks)               rank_stride bytes each (a whole number of pages, so
+//                                       that each area can live on its rank's NUMA node):
 //     StatusLine                        1 line   arrival and signature, written by the owner
 //     WakeLine                          1 line   epoch written by the owner, sleepers by waiters
 //     ProgressLine                      1 line   acknowledgements and departure, by the owner
@@ -29,7 +30,10 @@ using sync::kCacheLine;
 using sync::WakeLine;
 
 inline constexpr std::uint64_t kMagic = 0x4c4c4f434d485321ull;  // "!SHMCOLL" little-endian
-inline constexpr std::uint32_t kVersion = 3;
+inline constexpr std::uint32_t kVersion = 4;
+// The granule of NUMA placement (numa_placement.hpp): rank areas start on multiples of it. The
+// base page size of the platforms shmcoll runs on; a larger page only coarsens the placement.
+inline constexpr std::uint64_t kPageBytes = 4096;
 
 struct alignas(kCacheLine) SegmentHeader {
   std::uint64_t magic;

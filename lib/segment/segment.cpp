@@ -31,13 +31,18 @@ auto boost_call(const std::string& what, F&& f) {
 
 }  // namespace
 
-Segment Segment::create(const std::string& name, const Geometry& geometry) {
+Segment Segment::create(const std::string& name, const Geometry& geometry, const RankNodes& nodes) {
   const std::uint64_t total = geometry.total_bytes();
+  PlacementOutcome placement;
   bip::shared_memory_object shm = create_reserved_object(
       name, total, describe(name),
-      "; enlarge /dev/shm (docker: --shm-size) or lower SHMCOLL_SLOT_BYTES / SHMCOLL_SLOTS");
+      "; enlarge /dev/shm (docker: --shm-size) or lower SHMCOLL_SLOT_BYTES / SHMCOLL_SLOTS",
+      [&](int fd) {
+        if (!nodes.empty()) placement = prefer_rank_nodes(fd, geometry, nodes);
+      });
   try {
     Segment seg;
+    seg.placement_ = placement;
     seg.region_ = bip::mapped_region(shm, bip::read_write);
     seg.geometry_ = geometry;
     // Fresh tmpfs pages are zero, which is the initial value of every flag and tag.
@@ -81,8 +86,9 @@ Segment Segment::attach(const std::string& name, const Geometry& expected) {
   const SegmentHeader& h = seg.header();
   // acquire: pairs with the creator's release of `ready`; the other fields are read after it.
   const std::uint32_t ready = h.ready.load(std::memory_order_acquire);
-  const std::string problem = ready != 1 ? "ready flag is " + std::to_string(ready) + ", expected 1"
-                                   : check_header(h, static_cast<std::uint64_t>(actual), expected);
+  const std::string problem = ready != 1
+                                  ? "ready flag is " + std::to_string(ready) + ", expected 1"
+                                  : check_header(h, static_cast<std::uint64_t>(actual), expected);
   if (!problem.empty()) throw SegmentError(describe(name) + ": " + problem);
   return seg;
 }
@@ -90,8 +96,7 @@ Segment Segment::attach(const std::string& name, const Geometry& expected) {
 std::string check_header(const SegmentHeader& h, std::uint64_t object_bytes,
                          const Geometry& expected) {
   auto mismatch = [](const char* field, std::uint64_t got, std::uint64_t want) {
-    return std::string(field) + " is " + std::to_string(got) + ", expected " +
-           std::to_string(want);
+    return std::string(field) + " is " + std::to_string(got) + ", expected " + std::to_string(want);
   };
   if (h.magic != kMagic) return mismatch("magic", h.magic, kMagic);
   if (h.version != kVersion) return mismatch("version", h.version, kVersion);

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "segment/layout.hpp"
+#include "segment/numa_placement.hpp"
 
 namespace shmcoll::segment {
 
@@ -16,7 +17,9 @@ class Segment {
   // Creates `name` exclusively (fails if it exists, so nobody can pre-create it for us) with
   // mode 0600, reserves its pages (a full /dev/shm is an error now, not a SIGBUS later),
   // writes the header and publishes it.
-  static Segment create(const std::string& name, const Geometry& geometry);
+  // `nodes`: each rank's area is allocated on that OS NUMA node where given (numa_placement.hpp).
+  static Segment create(const std::string& name, const Geometry& geometry,
+                        const RankNodes& nodes = {});
   // Opens and maps `name`; validates magic, version, layout hash, sizes and team size against
   // `expected` before returning.
   static Segment attach(const std::string& name, const Geometry& expected);
@@ -34,10 +37,13 @@ class Segment {
                     geometry_.slots, geometry_.slot_bytes);
   }
   const Geometry& geometry() const { return geometry_; }
+  // The creator: how many rank areas got their node's policy, and why the rest did not.
+  const PlacementOutcome& placement() const { return placement_; }
 
  private:
   boost::interprocess::mapped_region region_;
   Geometry geometry_;
+  PlacementOutcome placement_;
 };
 
 // What attach checks of a header it did not write (it may be garbage, or hostile): every field

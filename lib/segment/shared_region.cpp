@@ -1,8 +1,8 @@
 #include "segment/shared_region.hpp"
 
 #include <fcntl.h>
-#include <sys/statvfs.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 
 #include <boost/interprocess/permissions.hpp>
 #include <boost/interprocess/shared_memory_object.hpp>
@@ -19,16 +19,16 @@ std::string describe(const std::string& name) { return "shared buffer '" + name 
 
 }  // namespace
 
-bip::shared_memory_object create_reserved_object(const std::string& name, std::uint64_t bytes,
-                                                 const std::string& what,
-                                                 const std::string& advice) {
+bip::shared_memory_object create_reserved_object(
+    const std::string& name, std::uint64_t bytes, const std::string& what,
+    const std::string& advice, const std::function<void(int fd)>& before_reserve) {
   struct statvfs fs {};
   if (statvfs("/dev/shm", &fs) == 0) {  // no /dev/shm to inspect: fallocate decides
     const std::uint64_t avail = std::uint64_t{fs.f_bavail} * fs.f_frsize;
     if (avail < bytes) {
       throw SegmentError(what + " needs " + std::to_string(bytes) +
-                         " bytes but /dev/shm has only " + std::to_string(avail) +
-                         " bytes free" + advice);
+                         " bytes but /dev/shm has only " + std::to_string(avail) + " bytes free" +
+                         advice);
     }
   }
   bip::permissions perm;
@@ -44,6 +44,7 @@ bip::shared_memory_object create_reserved_object(const std::string& name, std::u
     // intent explicit and independent of the umask.
     fchmod(shm.get_mapping_handle().handle, 0600);
     shm.truncate(static_cast<bip::offset_t>(bytes));
+    if (before_reserve) before_reserve(shm.get_mapping_handle().handle);
     if (int err = posix_fallocate(shm.get_mapping_handle().handle, 0, static_cast<off_t>(bytes))) {
       throw SegmentError("cannot reserve " + std::to_string(bytes) + " bytes for " + what + ": " +
                          std::strerror(err));

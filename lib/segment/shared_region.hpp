@@ -7,6 +7,7 @@
 #include <boost/interprocess/shared_memory_object.hpp>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 
 namespace shmcoll::segment {
@@ -14,11 +15,11 @@ namespace shmcoll::segment {
 // Creates `name` exclusively with mode 0600, `bytes` long, every page reserved now: tmpfs
 // otherwise allocates on first touch, and a full /dev/shm would kill a process with SIGBUS in
 // the middle of a collective. Throws SegmentError naming `what` (a room shortfall followed by
-// `advice`); the name is removed again on any failure after it was created.
-boost::interprocess::shared_memory_object create_reserved_object(const std::string& name,
-                                                                 std::uint64_t bytes,
-                                                                 const std::string& what,
-                                                                 const std::string& advice);
+// `advice`); the name is removed again on any failure after it was created. `before_reserve`
+// runs on the sized object's descriptor before its pages are reserved (memory policies).
+boost::interprocess::shared_memory_object create_reserved_object(
+    const std::string& name, std::uint64_t bytes, const std::string& what,
+    const std::string& advice, const std::function<void(int fd)>& before_reserve = {});
 
 class SharedRegion {
  public:

@@ -40,6 +40,13 @@ Place place_of_set(hwloc_topology_t t, hwloc_const_cpuset_t set) {
 
 }  // namespace
 
+int Topology::numa_os_index(int logical) const {
+  if (logical < 0) return -1;
+  hwloc_obj_t o =
+      hwloc_get_obj_by_type(handle_->topo, HWLOC_OBJ_NUMANODE, static_cast<unsigned>(logical));
+  return o != nullptr ? static_cast<int>(o->os_index) : -1;
+}
+
 std::shared_ptr<const Topology> Topology::load(const std::string& spec) {
   static std::mutex mutex;
   static std::map<std::string, std::shared_ptr<const Topology>> cache;

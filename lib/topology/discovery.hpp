@@ -35,6 +35,8 @@ class Topology {
   bool is_this_machine() const { return this_machine_; }
   Counts counts() const;
   Place place_of_pu(int logical_pu) const;
+  // The operating system's number of NUMA node `logical` (Place::numa), or -1.
+  int numa_os_index(int logical) const;
   // Where `shmcoll-run --bind core` puts rank r on this topology: core r mod (number of cores).
   Place place_of_bound_rank(int rank) const;
   // How a rank is placed (see above); `how` says which rule applied.
