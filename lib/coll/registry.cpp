@@ -5,7 +5,7 @@
 namespace shmcoll::registry {
 
 bool table_fits(int team_size, std::uint64_t slot_bytes, std::uint32_t slots) {
-  return tree_layout::table_bytes(static_cast<std::size_t>(team_size)) <=
+  return tree_layout::max_table_bytes(static_cast<std::size_t>(team_size)) <=
          slot_bytes * std::uint64_t{slots};
 }
 

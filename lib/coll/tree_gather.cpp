@@ -57,10 +57,6 @@ void TreeGather::add_children(TeamImpl& team, const CollectiveOp& op) {
   }
 }
 
-std::uint64_t TreeGather::child_stream_table(std::size_t child) const {
-  return with_table_ ? tree_layout::table_bytes(children_[child].count) : 0;
-}
-
 void TreeGather::plan(TeamImpl& team, const CollectiveOp& op) {
   const OpSignature& sig = op.signature();
   if (!tree_layout::lay_out(*tree_, me_, sizes_, image_)) {
@@ -88,10 +84,11 @@ void TreeGather::plan(TeamImpl& team, const CollectiveOp& op) {
   }
   std::uint64_t previous_end = image_.children_start;
   for (std::size_t w = 0; w < children_.size(); ++w) {
-    const Child& c = children_[w];
+    Child& c = children_[w];
     const std::uint64_t origin = image_.offset[c.index];
     const std::uint64_t length = image_.end_of(c.index, c.count, sizes_) - origin;
-    const std::uint64_t table = child_stream_table(w);
+    c.table = with_table_ ? tree_layout::table_bytes(c.count, length) : 0;
+    const std::uint64_t table = c.table;
     StreamSource& src = reader_.source(w);
     src.bytes = table + length;
     src.bytes_known = true;
@@ -116,7 +113,8 @@ void TreeGather::plan(TeamImpl& team, const CollectiveOp& op) {
     }
   }
   if (is_root_) return;
-  const std::uint64_t table = with_table_ ? tree_layout::table_bytes(sizes_.size()) : 0;
+  table_ = with_table_ ? tree_layout::table_bytes(sizes_.size(), image_.bytes) : 0;
+  const std::uint64_t table = table_;
   sources_.clear();
   if (with_table_) {
     sources_.add(0, reinterpret_cast<const std::byte*>(sizes_.data()), 8 * sizes_.size());
@@ -135,7 +133,7 @@ std::uint64_t TreeGather::ready_chunks() const {
   for (std::size_t w = 0; w < children_.size(); ++w) {
     const Child& c = children_[w];
     const std::uint64_t origin = image_.offset[c.index];
-    const std::uint64_t table = child_stream_table(w);
+    const std::uint64_t table = c.table;
     const std::uint64_t copied = reader_.copied_below(w);
     if (copied == UINT64_MAX || copied >= table + image_.end_of(c.index, c.count, sizes_) - origin)
       continue;
@@ -143,8 +141,7 @@ std::uint64_t TreeGather::ready_chunks() const {
     break;
   }
   if (filled >= image_.bytes) return UINT64_MAX;
-  const std::uint64_t table = with_table_ ? tree_layout::table_bytes(sizes_.size()) : 0;
-  return (table + filled) / writer_.shape().chunk_bytes();
+  return (table_ + filled) / writer_.shape().chunk_bytes();
 }
 
 bool TreeGather::advance(TeamImpl& team, const CollectiveOp& op, sync::WaitTarget& blocked_on) {

@@ -49,7 +49,6 @@ class TreeGather {
   // After the sizes are known: the layout, the children's stream lengths and the pieces.
   void plan(TeamImpl& team, const CollectiveOp& op);
   std::uint64_t ready_chunks() const;
-  std::uint64_t child_stream_table(std::size_t child) const;
 
   const topology::Tree* tree_ = nullptr;
   int me_ = 0;
@@ -61,10 +60,12 @@ class TreeGather {
   std::vector<std::uint64_t> sizes_;
   std::vector<std::uint64_t> table_again_;  // the second pass's copy of the children's tables
   tree_layout::Image image_;
+  std::uint64_t table_ = 0;  // the table at the head of this rank's stream (set by plan)
   struct Child {
     int rank;
-    std::size_t index;  // preorder index in this rank's subtree
-    std::size_t count;  // ranks in its subtree
+    std::size_t index;        // preorder index in this rank's subtree
+    std::size_t count;        // ranks in its subtree
+    std::uint64_t table = 0;  // the table at the head of its stream (set by plan)
   };
   std::vector<Child> children_;
   bool tables_read_ = true;

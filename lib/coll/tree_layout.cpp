@@ -23,11 +23,12 @@ bool lay_out(const topology::Tree& tree, int x, std::span<const std::uint64_t> s
   return true;
 }
 
-ScatterStream scatter_stream(const Image& image, std::uint64_t table) {
+ScatterStream scatter_stream(const Image& image, std::size_t table_entries) {
   ScatterStream s;
-  s.table = table;
   s.skip = align_down(image.children_start);
-  s.bytes = image.bytes > image.children_start ? table + image.bytes - s.skip : table;
+  const std::uint64_t payload = image.bytes > image.children_start ? image.bytes - s.skip : 0;
+  s.table = table_entries > 0 ? table_bytes(table_entries, payload) : 0;
+  s.bytes = s.table + payload;
   return s;
 }
 

@@ -9,14 +9,16 @@
 // a child's whole subtree with one contiguous copy, and small blocks still pack tightly.
 //
 // The v-forms head their streams with a table of the image's block sizes (8 bytes per rank, in
-// preorder, padded to 64): only the root knows every size in scatterv, and in gatherv each
-// sender knows only its own. Uniform forms need no table: every size is the common block.
+// preorder, padded to 64 unless the stream travels inline: table_bytes): only the root knows
+// every size in scatterv, and in gatherv each sender knows only its own. Uniform forms need no
+// table: every size is the common block.
 #pragma once
 
 #include <cstdint>
 #include <span>
 #include <vector>
 
+#include "segment/layout.hpp"
 #include "topology/hierarchy.hpp"
 
 namespace shmcoll::tree_layout {
@@ -29,7 +31,17 @@ inline constexpr std::uint64_t kMaxBlock = std::uint64_t{1} << 48;
 
 inline std::uint64_t align_up(std::uint64_t v) { return (v + kAlign - 1) / kAlign * kAlign; }
 inline std::uint64_t align_down(std::uint64_t v) { return v / kAlign * kAlign; }
-inline std::uint64_t table_bytes(std::size_t entries) { return align_up(8 * entries); }
+// The table of a stream whose image part is `payload` bytes: padded to 64 so that aligned
+// blocks stay aligned in the slots, except where the whole stream fits inline in a slot's flag
+// line (SlotHeader::kInlineBytes): alignment cannot matter there, and the padding alone would
+// push a small gatherv or scatterv out of the inline path. A reader knows `entries` before it
+// reads the table (the first 8 x entries bytes) and `payload` from the sizes in it.
+inline std::uint64_t table_bytes(std::size_t entries, std::uint64_t payload) {
+  const std::uint64_t packed = 8 * entries;
+  return packed + payload <= segment::SlotHeader::kInlineBytes ? packed : align_up(packed);
+}
+// The largest table_bytes(entries, ...).
+inline std::uint64_t max_table_bytes(std::size_t entries) { return align_up(8 * entries); }
 
 // A per-rank field of topology::Tree (position, subtree_size), as an index.
 inline std::size_t at(const std::vector<int>& per_rank, int rank) {
@@ -58,12 +70,13 @@ bool lay_out(const topology::Tree& tree, int x, std::span<const std::uint64_t> s
 // offset below children_start so that aligned blocks stay aligned in the slots; the few bytes
 // before children_start are never read.
 struct ScatterStream {
-  std::uint64_t table = 0;  // table bytes at the head (0 for uniform forms)
+  std::uint64_t table = 0;  // table bytes at the head (0 for uniform forms, see table_bytes)
   std::uint64_t skip = 0;   // image offset of stream offset `table`
   std::uint64_t bytes = 0;  // the stream's length
   std::uint64_t at(std::uint64_t image_offset) const { return table + image_offset - skip; }
 };
-ScatterStream scatter_stream(const Image& image, std::uint64_t table);
+// `table_entries`: the v-forms' table rows (0: no table).
+ScatterStream scatter_stream(const Image& image, std::size_t table_entries);
 
 // A gather stream carries the sender's whole image after the table: image offset o is at
 // stream offset table + o.

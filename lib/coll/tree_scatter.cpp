@@ -65,8 +65,7 @@ void TreeScatter::plan_member(TeamImpl& team, const CollectiveOp& op) {
                me_, ": the root sends ", parent_sizes_[mine], " bytes (its sendcounts[", me_,
                "]), this rank receives ", op.signature().describe_bytes()));
   }
-  parent_stream_ =
-      tree_layout::scatter_stream(parent_image_, with_table_ ? tree_layout::table_bytes(count) : 0);
+  parent_stream_ = tree_layout::scatter_stream(parent_image_, with_table_ ? count : 0);
   origin_ = parent_image_.offset[mine];
 
   // Second pass: the table again (its chunks are acknowledged like the rest), this rank's
@@ -102,8 +101,7 @@ void TreeScatter::plan_member(TeamImpl& team, const CollectiveOp& op) {
 void TreeScatter::plan_writer(TeamImpl& team, const CollectiveOp& op) {
   const OpSignature& sig = op.signature();
   const std::size_t count = at(tree_->subtree_size, me_);
-  const std::uint64_t table = with_table_ ? tree_layout::table_bytes(count) : 0;
-  stream_ = tree_layout::scatter_stream(image_, table);
+  stream_ = tree_layout::scatter_stream(image_, with_table_ ? count : 0);
   sources_.clear();
   if (with_table_) {
     sources_.add(0, reinterpret_cast<const std::byte*>(sizes_.data()), 8 * count);
