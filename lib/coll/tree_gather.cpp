@@ -33,6 +33,11 @@ void TreeGather::start_member(TeamImpl& team, const CollectiveOp& op, bool with_
   if (tables_read_) plan(team, op);  // else once the children's tables are read
 }
 
+bool TreeGather::sends_table(int rank) const {
+  const auto r = static_cast<std::size_t>(rank);
+  return tree_->parent[r] != tree_->root || tree_->subtree_size[r] > 1;
+}
+
 void TreeGather::add_children(TeamImpl& team, const CollectiveOp& op) {
   const OpSignature& sig = op.signature();
   tree_ = &team.tree(sig.root);
@@ -45,6 +50,13 @@ void TreeGather::add_children(TeamImpl& team, const CollectiveOp& op) {
   for (int child : tree_->children[static_cast<std::size_t>(me_)]) {
     const Child c{child, at(tree_->position, child) - base, at(tree_->subtree_size, child)};
     children_.push_back(c);
+    if (with_table_ && !sends_table(child)) {
+      // A leaf below the root: the root's recvcounts give its size, and the length its stream
+      // declares is checked against it before a byte is copied, as in the flat gatherv.
+      sizes_[c.index] = root_blocks_[static_cast<std::size_t>(child)].bytes;
+      reader_.add_writer({child, op.op(), sig.kind, sig.root, 0, false, "recvcounts", true});
+      continue;
+    }
     reader_.add_writer({child, op.op(), sig.kind, sig.root, 0, false,
                         with_table_ ? "sendcount" : "recvcount", false});
     if (with_table_) {
@@ -87,12 +99,12 @@ void TreeGather::plan(TeamImpl& team, const CollectiveOp& op) {
     Child& c = children_[w];
     const std::uint64_t origin = image_.offset[c.index];
     const std::uint64_t length = image_.end_of(c.index, c.count, sizes_) - origin;
-    c.table = with_table_ ? tree_layout::table_bytes(c.count, length) : 0;
+    c.table = with_table_ && sends_table(c.rank) ? tree_layout::table_bytes(c.count, length) : 0;
     const std::uint64_t table = c.table;
     StreamSource& src = reader_.source(w);
     src.bytes = table + length;
     src.bytes_known = true;
-    if (with_table_) {
+    if (table > 0) {
       reader_.add_piece(w, 0, 8 * c.count,
                         reinterpret_cast<std::byte*>(table_again_.data() + c.index));
     }
@@ -113,10 +125,11 @@ void TreeGather::plan(TeamImpl& team, const CollectiveOp& op) {
     }
   }
   if (is_root_) return;
-  table_ = with_table_ ? tree_layout::table_bytes(sizes_.size(), image_.bytes) : 0;
+  table_ =
+      with_table_ && sends_table(me_) ? tree_layout::table_bytes(sizes_.size(), image_.bytes) : 0;
   const std::uint64_t table = table_;
   sources_.clear();
-  if (with_table_) {
+  if (table > 0) {
     sources_.add(0, reinterpret_cast<const std::byte*>(sizes_.data()), 8 * sizes_.size());
   }
   sources_.add(table, sendbuf_, sizes_[0]);

@@ -7,8 +7,9 @@
 // NUMA node.
 //
 // In gatherv each sender knows only its own size: every stream starts with the sizes of the
-// sender's subtree, each relaying rank builds its table from its children's, and the root
-// checks every size against recvcounts before it copies a byte.
+// sender's subtree (but a leaf's below the root, see sends_table), each relaying rank builds
+// its table from its children's, and the root checks every size against recvcounts before it
+// copies a byte.
 #pragma once
 
 #include <memory>
@@ -46,6 +47,9 @@ class TreeGather {
 
  private:
   void add_children(TeamImpl& team, const CollectiveOp& op);
+  // gatherv: whether `rank`'s stream starts with its subtree's sizes. Not a leaf's below the
+  // root, which knows that size from recvcounts: its stream is its block alone.
+  bool sends_table(int rank) const;
   // After the sizes are known: the layout, the children's stream lengths and the pieces.
   void plan(TeamImpl& team, const CollectiveOp& op);
   std::uint64_t ready_chunks() const;
