@@ -42,16 +42,9 @@ bool GatherOp::advance_data(sync::WaitTarget& blocked_on) {
   const int n = team_.size();
   if (!started_ && n > 1) {
     const bool along_tree = team_.uses_tree(Kind::kGather, b);
+    const bool single_copy = team_.single_copy_for(b);
     const bool root = me == sig_.root;
-    if (team_.single_copy_for(b)) {
-      // Root and peer share each block; the root's local copy of its own block shrinks its
-      // share. Along the tree only the root's children share with it (single_copy.hpp).
-      if (root && !in_place_) copy::copy_bytes(recvbuf_ + me * b, sendbuf_, b);
-      exchange_.start_blocks(SingleCopyExchange::Flow::kToRoot, b, n, !in_place_,
-                             root ? recvbuf_ : const_cast<std::byte*>(sendbuf_),
-                             along_tree ? &team_.tree(sig_.root) : nullptr);
-      single_copy_ = started_ = true;
-    } else if (along_tree) {
+    if (along_tree && !single_copy) {
       if (root) {
         if (!in_place_) copy::copy_bytes(recvbuf_ + me * b, sendbuf_, b);
         std::vector<TreeGather::Block> blocks(static_cast<std::size_t>(n));
@@ -61,6 +54,14 @@ bool GatherOp::advance_data(sync::WaitTarget& blocked_on) {
         tree_gather_.start_member(team_, *this, false, sendbuf_, b);
       }
       tree_ = started_ = true;
+    } else if (single_copy) {
+      // Root and peer share each block; the root's local copy of its own block shrinks its
+      // share. Along the tree only the root's children share with it (single_copy.hpp).
+      if (root && !in_place_) copy::copy_bytes(recvbuf_ + me * b, sendbuf_, b);
+      exchange_.start_blocks(SingleCopyExchange::Flow::kToRoot, b, n, !in_place_,
+                             root ? recvbuf_ : const_cast<std::byte*>(sendbuf_),
+                             along_tree ? &team_.tree(sig_.root) : nullptr);
+      single_copy_ = started_ = true;
     }
   }
   if (tree_) return tree_gather_.advance(team_, *this, blocked_on);

@@ -32,16 +32,9 @@ bool ScatterOp::advance_data(sync::WaitTarget& blocked_on) {
   const std::uint64_t b = sig_.bytes;
   if (!started_ && n > 1) {
     const bool along_tree = team_.uses_tree(Kind::kScatter, b);
+    const bool single_copy = team_.single_copy_for(b);
     const bool root = me == sig_.root;
-    if (team_.single_copy_for(b)) {
-      // Root and peer share each block; the root's local copy of its own block shrinks its
-      // share. Along the tree only the root's children share with it (single_copy.hpp).
-      if (root && !in_place_) copy::copy_bytes(recvbuf_, sendbuf_ + me * b, b);
-      exchange_.start_blocks(SingleCopyExchange::Flow::kFromRoot, b, n, !in_place_,
-                             root ? const_cast<std::byte*>(sendbuf_) : recvbuf_,
-                             along_tree ? &team_.tree(sig_.root) : nullptr);
-      single_copy_ = started_ = true;
-    } else if (along_tree) {
+    if (along_tree && !single_copy) {
       if (root) {
         if (!in_place_) copy::copy_bytes(recvbuf_, sendbuf_ + me * b, b);
         std::vector<TreeScatter::Block> blocks(static_cast<std::size_t>(n));
@@ -51,6 +44,14 @@ bool ScatterOp::advance_data(sync::WaitTarget& blocked_on) {
         tree_scatter_.start_member(team_, *this, false, b, recvbuf_);
       }
       tree_ = started_ = true;
+    } else if (single_copy) {
+      // Root and peer share each block; the root's local copy of its own block shrinks its
+      // share. Along the tree only the root's children share with it (single_copy.hpp).
+      if (root && !in_place_) copy::copy_bytes(recvbuf_, sendbuf_ + me * b, b);
+      exchange_.start_blocks(SingleCopyExchange::Flow::kFromRoot, b, n, !in_place_,
+                             root ? const_cast<std::byte*>(sendbuf_) : recvbuf_,
+                             along_tree ? &team_.tree(sig_.root) : nullptr);
+      single_copy_ = started_ = true;
     }
   }
   if (tree_) {
