@@ -99,9 +99,11 @@ TEST_CASE("gatherv: matrix up the topology trees of synthetic machines") {
 }
 
 // The single-copy path (cross-memory attach) from the smallest block on, so that every count
-// of the matrix takes it, including misaligned buffers and splits that leave odd tails.
+// of the matrix takes it, including misaligned buffers and splits that leave odd tails; and
+// in these oversubscribed teams too, where the registry sends broadcast through the slots.
 Options single_copy_everywhere() {
   Options o = test_options();
+  o.single_copy = SingleCopy::kAlways;
   o.single_copy_min_bytes = 1;
   return o;
 }
@@ -120,15 +122,18 @@ TEST_CASE("single copy: bcast, scatter and gather matrices") {
     run_matrix(check_gather, true, false, n, single_copy_everywhere());
   }
 }
-// Scatter and gather along the trees with single copy from the smallest block on: the root
+// Along the trees with single copy from the smallest block on. Scatter and gather: the root
 // shares blocks with its children, deeper ranks copy theirs whole from or into the root's
-// buffer, and completion fans in along the tree.
-TEST_CASE("single copy: scatter and gather matrices along the topology trees") {
+// buffer, and completion fans in along the tree. Broadcast: deeper ranks read the message
+// from their parent's buffer once the parent holds it.
+TEST_CASE("single copy: bcast, scatter and gather matrices along the topology trees") {
   for (const char* topology : kSyntheticTopologies) {
     for (int n : {8, 11, 16}) {
       CAPTURE(topology);
       Options o = tree_options(topology);
+      o.single_copy = SingleCopy::kAlways;
       o.single_copy_min_bytes = 1;
+      run_matrix(check_bcast, false, false, n, o);
       run_matrix(check_scatter, true, false, n, o);
       run_matrix(check_gather, true, false, n, o);
     }

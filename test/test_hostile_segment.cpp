@@ -139,6 +139,7 @@ TEST_CASE("garbage in a peer's control lines and slots is an error, never a stra
           Options o = test_options(kSlotBytes, kSlots);
           o.timeout_s = 1;
           o.single_copy_min_bytes = single_copy ? 1 : SIZE_MAX;
+          o.single_copy = SingleCopy::kAlways;  // broadcast too, oversubscribed
           Team team(ctx.bootstrap, o);
           team.barrier();
           if (ctx.rank == kHostile) {

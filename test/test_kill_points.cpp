@@ -24,18 +24,24 @@ void kill_at_target(FaultPoint point) {
 
 std::string point_name(FaultPoint p) {
   switch (p) {
-    case FaultPoint::kArrived: return "arrived";
-    case FaultPoint::kChunkPublished: return "chunk published";
-    case FaultPoint::kChunkRead: return "chunk read";
-    case FaultPoint::kSingleCopy: return "single copy";
-    case FaultPoint::kDataMoved: return "data moved";
+    case FaultPoint::kArrived:
+      return "arrived";
+    case FaultPoint::kChunkPublished:
+      return "chunk published";
+    case FaultPoint::kChunkRead:
+      return "chunk read";
+    case FaultPoint::kSingleCopy:
+      return "single copy";
+    case FaultPoint::kDataMoved:
+      return "data moved";
   }
   return "?";
 }
 
 }  // namespace
 
-TEST_CASE("a rank killed at each stage of each collective, as root and not, fails the others fast") {
+TEST_CASE(
+    "a rank killed at each stage of each collective, as root and not, fails the others fast") {
   constexpr int kRanks = 3;
   const char* names[] = {"bcast", "scatter", "gather", "scatterv", "gatherv"};
   std::map<FaultPoint, int> kills;
@@ -50,13 +56,14 @@ TEST_CASE("a rank killed at each stage of each collective, as root and not, fail
           // Chunks need the slots; the single-copy point needs the single copy; the others
           // take both paths.
           const bool single_copy =
-              point == FaultPoint::kSingleCopy || (point != FaultPoint::kChunkPublished &&
-                                                   point != FaultPoint::kChunkRead && hit == 3);
+              point == FaultPoint::kSingleCopy ||
+              (point != FaultPoint::kChunkPublished && point != FaultPoint::kChunkRead && hit == 3);
           auto outcome = run_ranks(
               {.nranks = kRanks, .deadline_s = 30, .stop_on_failure = false},
               [&](RankContext& ctx) {
                 Options o = test_options(1024, 2);
                 o.single_copy_min_bytes = single_copy ? 1 : SIZE_MAX;
+                o.single_copy = SingleCopy::kAlways;  // broadcast too, oversubscribed
                 Team team(ctx.bootstrap, o);
                 team.barrier();
                 if (ctx.rank == victim) {

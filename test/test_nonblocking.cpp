@@ -24,7 +24,8 @@ constexpr std::uint64_t kSizes[] = {0, 1, 8, 40, 100, 1024, 3000, 70'000};
 
 Options nb_options(bool progress_thread) {
   Options o = test_options(1024, 4);
-  o.single_copy_min_bytes = 4096;  // the larger sizes take the single copy when there is one
+  o.single_copy_min_bytes = 4096;       // the larger sizes take the single copy when there is one
+  o.single_copy = SingleCopy::kAlways;  // broadcast too, in these oversubscribed teams
   o.progress_thread = progress_thread;
   return o;
 }

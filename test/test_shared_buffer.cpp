@@ -27,8 +27,8 @@ void fill(std::byte* data, std::uint64_t bytes, std::uint64_t seq, int owner) {
 
 // The five collectives with root `root`, every block `b` bytes, send and receive areas in
 // `mem` (n * b bytes each); checks every rank's result.
-void run_all_five(Team& team, RankContext& ctx, std::byte* send, std::byte* recv,
-                  std::uint64_t b, int root, std::uint64_t& seq) {
+void run_all_five(Team& team, RankContext& ctx, std::byte* send, std::byte* recv, std::uint64_t b,
+                  int root, std::uint64_t& seq) {
   const int n = team.size();
   const int me = team.rank();
   const auto count = static_cast<Count>(b);
@@ -64,8 +64,7 @@ void run_all_five(Team& team, RankContext& ctx, std::byte* send, std::byte* recv
   team.gatherv(send, count, kByte, recv, counts, displs, kByte, root);
   if (me == root)
     for (int r = 0; r < n; ++r)
-      ctx.check(matches(recv + static_cast<std::uint64_t>(displs[r]), b, seq, r),
-                "gatherv: wrong");
+      ctx.check(matches(recv + static_cast<std::uint64_t>(displs[r]), b, seq, r), "gatherv: wrong");
 }
 
 }  // namespace
@@ -78,7 +77,8 @@ TEST_CASE("allocate_shared: every rank maps every part, and nothing stays in /de
         [&](RankContext& ctx) {
           Team team(ctx.bootstrap, test_options());
           // Different sizes per rank, one of them empty.
-          const std::size_t mine = ctx.rank == 1 ? 0 : 1000 * static_cast<std::size_t>(ctx.rank + 1);
+          const std::size_t mine =
+              ctx.rank == 1 ? 0 : 1000 * static_cast<std::size_t>(ctx.rank + 1);
           SharedBuffer buf = team.allocate_shared(mine);
           ctx.check(buf.local().size() == mine, "the local part has the size asked for");
           fill(buf.local().data(), mine, 7, ctx.rank);
@@ -101,14 +101,16 @@ TEST_CASE("allocate_shared: every rank maps every part, and nothing stays in /de
   }
 }
 
-TEST_CASE("collectives over shared buffers copy with memcpy: they work without cross-memory "
-          "attach") {
+TEST_CASE(
+    "collectives over shared buffers copy with memcpy: they work without cross-memory "
+    "attach") {
   std::string job;
   auto outcome = run_ranks(
       {.nranks = 3, .deadline_s = 60},
       [&](RankContext& ctx) {
         Options o = test_options(64 * 1024, 4);
         o.single_copy_min_bytes = 1;  // every block takes the single-copy path
+        o.single_copy = SingleCopy::kAlways;
         Team team(ctx.bootstrap, o);
         if (!team.single_copy_available()) {
           ctx.fail("no single copy on this machine: %s", team.data_paths().c_str());
@@ -143,6 +145,7 @@ TEST_CASE("collectives with shared buffers on some ranks and private ones on oth
   auto outcome = run_ranks({.nranks = 4, .deadline_s = 60}, [&](RankContext& ctx) {
     Options o = test_options(64 * 1024, 4);
     o.single_copy_min_bytes = 1;
+    o.single_copy = SingleCopy::kAlways;
     Team team(ctx.bootstrap, o);
     const std::uint64_t b = 100'000;
     const std::uint64_t area = b * static_cast<std::uint64_t>(team.size());

@@ -55,7 +55,8 @@ void expect_error_everywhere(int nranks, const Options& options, const char* nee
 
 Options slow_timeout() {
   Options o = test_options(64 * 1024, 4);
-  o.timeout_s = 30;  // a mismatch must be found by the checks, long before this
+  o.timeout_s = 30;                     // a mismatch must be found by the checks, long before this
+  o.single_copy = SingleCopy::kAlways;  // broadcast too, in these oversubscribed teams
   return o;
 }
 

@@ -46,11 +46,13 @@ TEST_CASE("randomized stress: random collectives, roots and sizes up to 4 MiB, b
   small_slots.single_copy = SingleCopy::kOff;
   Options basic = Options{};
   basic.checks = CheckLevel::kBasic;
-  const Round rounds[] = {
-      {2, Options{}, "defaults"}, {3, small_slots, "4 KiB x 2 slots, slots only"},
-      {4, basic, "basic checks"}, {5, Options{}, "defaults"},
-      {8, small_slots, "4 KiB x 2 slots, slots only"}, {11, basic, "basic checks"},
-      {16, Options{}, "defaults"}};
+  const Round rounds[] = {{2, Options{}, "defaults"},
+                          {3, small_slots, "4 KiB x 2 slots, slots only"},
+                          {4, basic, "basic checks"},
+                          {5, Options{}, "defaults"},
+                          {8, small_slots, "4 KiB x 2 slots, slots only"},
+                          {11, basic, "basic checks"},
+                          {16, Options{}, "defaults"}};
   std::uint64_t done = 0;
   for (const Round& round : rounds) {
     // An equal share each; the last team also takes the remainder, so exactly `ops` run.

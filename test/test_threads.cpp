@@ -63,8 +63,8 @@ TEST_CASE("two teams whose ranks are threads of one process run at the same time
       threads.emplace_back(run_thread_rank, b, r, tree, std::ref(failures));
     }
     for (std::thread& t : threads) t.join();
-    const bool clean = leftover_segments(a->job_id()).empty() &&
-                       leftover_segments(b->job_id()).empty();
+    const bool clean =
+        leftover_segments(a->job_id()).empty() && leftover_segments(b->job_id()).empty();
     if (!clean) std::fprintf(stderr, "segments left in /dev/shm\n");
     return failures.load() == 0 && clean ? 0 : 1;
   });

@@ -256,4 +256,31 @@ TEST_CASE("algorithm registry: by collective, size and team shape; options force
   CHECK_FALSE(choose(shape, Kind::kScatter, 8).tree);
 }
 
+TEST_CASE("algorithm registry: single copy from its size, not for broadcast when oversubscribed") {
+  registry::TeamShape shape{.size = 4,
+                            .single_copy = true,
+                            .single_copy_min_bytes = 32768,
+                            .slot_bytes = 65536,
+                            .slots = 4};
+  using registry::choose;
+  for (Kind k : {Kind::kBcast, Kind::kScatter, Kind::kGather}) {
+    CAPTURE(kind_name(k));
+    CHECK_FALSE(choose(shape, k, 32767).single_copy);
+    CHECK(choose(shape, k, 32768).single_copy);
+  }
+  CHECK_FALSE(choose(shape, Kind::kScatterv, 1 << 20).single_copy);  // decided block by block
+  shape.oversubscribed = true;
+  CHECK_FALSE(choose(shape, Kind::kBcast, 1 << 20).single_copy);
+  CHECK(choose(shape, Kind::kScatter, 1 << 20).single_copy);
+  CHECK(choose(shape, Kind::kGather, 1 << 20).single_copy);
+  shape.single_copy_always = true;
+  CHECK(choose(shape, Kind::kBcast, 1 << 20).single_copy);
+  shape.single_copy = false;  // the probe failed, or SHMCOLL_SINGLE_COPY=off
+  CHECK_FALSE(choose(shape, Kind::kBcast, 1 << 20).single_copy);
+  CHECK_FALSE(choose(shape, Kind::kScatter, 1 << 20).single_copy);
+  shape.single_copy = true;
+  shape.size = 1;
+  CHECK_FALSE(choose(shape, Kind::kScatter, 1 << 20).single_copy);
+}
+
 }  // namespace shmcoll

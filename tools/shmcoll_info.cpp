@@ -1,6 +1,8 @@
 // shmcoll-info: prints the configuration parameters (name, default, current value, meaning),
 // the segment size a team of a given size would map, and the topology with the tree a
 // collective would use for a given number of ranks and root.
+#include <sched.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -28,6 +30,12 @@ const char* kUsage =
     "  --topology SPEC       an hwloc synthetic description (\"package:2 numa:2 core:4 pu:1\")\n"
     "                        or an XML file, instead of SHMCOLL_TOPOLOGY / this machine\n";
 
+int available_cpus() {
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof set, &set) != 0) return 1;
+  return CPU_COUNT(&set);
+}
+
 // Which algorithm each collective takes on a team of `ranks` at each size (coll/registry.hpp),
 // assuming the team passes the single-copy probe unless SHMCOLL_SINGLE_COPY=off.
 void print_algorithms(const shmcoll::Options& options, int ranks, bool splits) {
@@ -35,15 +43,19 @@ void print_algorithms(const shmcoll::Options& options, int ranks, bool splits) {
   shmcoll::registry::TeamShape shape;
   shape.size = ranks;
   shape.splits = splits;
-  shape.single_copy = options.single_copy == shmcoll::SingleCopy::kAuto;
+  shape.single_copy = options.single_copy != shmcoll::SingleCopy::kOff;
+  shape.single_copy_always = options.single_copy == shmcoll::SingleCopy::kAlways;
+  // As a team would see it with its ranks free to run on this process's CPUs.
+  shape.oversubscribed = ranks > available_cpus();
   shape.single_copy_min_bytes = options.single_copy_min_bytes;
   shape.slot_bytes = (options.slot_bytes + 63) / 64 * 64;
   shape.slots = static_cast<std::uint32_t>(options.slots);
   shape.bcast = options.bcast_algorithm;
   shape.scatter = options.scatter_algorithm;
   shape.gather = options.gather_algorithm;
-  std::printf("\nalgorithms on this team (%s single copy):\n",
-              shape.single_copy ? "assuming the probe grants" : "without");
+  std::printf("\nalgorithms on this team (%s single copy%s):\n",
+              shape.single_copy ? "assuming the probe grants" : "without",
+              shape.oversubscribed ? "; more ranks than this process's CPUs" : "");
   const std::uint64_t sizes[] = {8,       1024,    16 * 1024, options.single_copy_min_bytes,
                                  1 << 20, 16 << 20};
   for (Kind kind : {Kind::kBcast, Kind::kScatter, Kind::kGather, Kind::kScatterv, Kind::kGatherv}) {
@@ -54,9 +66,9 @@ void print_algorithms(const shmcoll::Options& options, int ranks, bool splits) {
       continue;
     }
     for (std::uint64_t b : sizes) {
-      std::printf("  %-9s %9llu B   %s\n", shmcoll::kind_name(kind),
-                  static_cast<unsigned long long>(b),
-                  shmcoll::registry::choose(shape, kind, b).why);
+      const shmcoll::registry::Choice c = shmcoll::registry::choose(shape, kind, b);
+      std::printf("  %-9s %9llu B   %-6s %s\n", shmcoll::kind_name(kind),
+                  static_cast<unsigned long long>(b), c.single_copy ? "single" : "slots", c.why);
     }
   }
 }

@@ -16,7 +16,9 @@ using BcastAlgorithm = Algorithm;
 
 // Whether large messages may move with one copy between the processes' own buffers (Linux
 // cross-memory attach, probed at team formation) instead of two through the shared slots.
-enum class SingleCopy { kAuto, kOff };
+// kAuto: where the registry finds it faster (lib/coll/registry.hpp: not for a broadcast in an
+// oversubscribed team); kAlways: from the minimum size in every team (tests, benchmarks).
+enum class SingleCopy { kAuto, kOff, kAlways };
 
 enum class CheckLevel {
   kBasic,  // each rank checks its own arguments, receivers check what the root sends them

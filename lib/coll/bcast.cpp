@@ -22,28 +22,28 @@ BcastOp::BcastOp(TeamImpl& team, void* buffer, Count count, Datatype type, int r
 bool BcastOp::advance_data(sync::WaitTarget& blocked_on) {
   const int me = team_.rank();
   if (team_.size() == 1) return true;
-  if (!started_ && team_.uses_tree(Kind::kBcast, sig_.bytes)) {
-    const topology::Tree& tree = team_.tree(sig_.root);
-    tree_ = true;
-    source_ = me == sig_.root ? me : tree.parent[static_cast<std::size_t>(me)];
-    children_ = &tree.children[static_cast<std::size_t>(me)];
-    writer_.start(op_, Kind::kBcast, sig_.root, sig_.bytes, team_.slot_bytes());
-    started_ = true;
-  }
-  if (tree_) return advance_tree(blocked_on);
-  if (!started_ && team_.single_copy_for(sig_.bytes)) {
-    single_copy_ = true;
-    exchange_.start({SingleCopyExchange::Flow::kFromRoot, sig_.bytes, 0,
-                     SingleCopyExchange::balanced_root_share(sig_.bytes, team_.size(), 0),
-                     buffer_});
+  if (!started_) {
+    const registry::Choice choice = team_.choose(Kind::kBcast, sig_.bytes);
+    const topology::Tree* tree = choice.tree ? &team_.tree(sig_.root) : nullptr;
+    if (choice.single_copy) {
+      single_copy_ = true;
+      exchange_.start_broadcast(sig_.bytes, team_.size(), buffer_, tree);
+    } else if (tree != nullptr) {
+      tree_ = true;
+      source_ = me == sig_.root ? me : tree->parent[static_cast<std::size_t>(me)];
+      children_ = &tree->children[static_cast<std::size_t>(me)];
+      writer_.start(op_, Kind::kBcast, sig_.root, sig_.bytes, team_.slot_bytes());
+    } else if (me == sig_.root) {
+      writer_.start(op_, Kind::kBcast, sig_.root, sig_.bytes, team_.slot_bytes());
+    } else {
+      reader_.start({sig_.root, op_, Kind::kBcast, sig_.root, sig_.bytes, true, "count"},
+                    team_.slot_bytes(), 0, sig_.bytes, buffer_);
+    }
     started_ = true;
   }
   if (single_copy_) return exchange_.advance(*this, team_, blocked_on);
+  if (tree_) return advance_tree(blocked_on);
   if (me == sig_.root) {
-    if (!started_) {
-      writer_.start(op_, Kind::kBcast, sig_.root, sig_.bytes, team_.slot_bytes());
-      started_ = true;
-    }
     auto fill = [&](std::byte* dst, std::uint64_t offset, std::uint64_t length) {
       copy::copy_bytes(dst, buffer_ + offset, length);
     };
@@ -53,11 +53,6 @@ bool BcastOp::advance_data(sync::WaitTarget& blocked_on) {
       }
     };
     return writer_.pump(team_, fill, readers, blocked_on);
-  }
-  if (!started_) {
-    reader_.start({sig_.root, op_, Kind::kBcast, sig_.root, sig_.bytes, true, "count"},
-                  team_.slot_bytes(), 0, sig_.bytes, buffer_);
-    started_ = true;
   }
   if (!reader_.pull(team_, acked_, blocked_on, /*ack_last=*/false)) return false;
   if (!reader_.empty()) defer_final_ack(sync::step_consumed(reader_.last_chunk()));

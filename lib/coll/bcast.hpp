@@ -2,9 +2,10 @@
 // it out. Tree: along the topology tree (TeamImpl::tree), each rank reads the stream of its
 // parent and, chunk by chunk as they arrive, publishes its own to its children, so a message
 // crosses each package or NUMA boundary once and deep trees pipeline. Readers acknowledge chunk
-// by chunk either way, so messages larger than the slots pipeline too. Single copy (flat only,
-// large messages, see single_copy.hpp): each rank reads the message from the root's buffer
-// while the root writes a share of it into theirs.
+// by chunk either way, so messages larger than the slots pipeline too. Single copy (large
+// messages, where the registry says so, see single_copy.hpp): each rank reads the message
+// from the root's buffer while the root writes a share of it into theirs; along the tree a
+// rank below the root's children reads it from its parent's buffer instead.
 #pragma once
 
 #include "coll/single_copy.hpp"
@@ -25,7 +26,7 @@ class BcastOp final : public CollectiveOp {
   bool advance_data(sync::WaitTarget& blocked_on) override;
   bool advance_tree(sync::WaitTarget& blocked_on);
   bool checked_in_data_path(int peer) const override {
-    if (single_copy_) return team_.rank() == sig_.root || peer == sig_.root;
+    if (single_copy_) return exchange_.compared_with(team_, sig_.root, peer);
     return peer == source_ && team_.rank() != sig_.root && sig_.bytes > 0;
   }
 

@@ -41,8 +41,9 @@ bool GatherOp::advance_data(sync::WaitTarget& blocked_on) {
   const std::uint64_t b = sig_.bytes;
   const int n = team_.size();
   if (!started_ && n > 1) {
-    const bool along_tree = team_.uses_tree(Kind::kGather, b);
-    const bool single_copy = team_.single_copy_for(b);
+    const registry::Choice choice = team_.choose(Kind::kGather, b);
+    const bool along_tree = choice.tree;
+    const bool single_copy = choice.single_copy;
     const bool root = me == sig_.root;
     if (along_tree && !single_copy) {
       if (root) {

@@ -30,8 +30,7 @@ class GatherOp final : public CollectiveOp {
   bool advance_data(sync::WaitTarget& blocked_on) override;
   bool checked_in_data_path(int peer) const override {
     if (tree_) return tree_gather_.checked(peer);
-    // Single copy, flat or along the tree: every rank compared its signature with the root's.
-    if (single_copy_) return true;
+    if (single_copy_) return exchange_.compared_with(team_, sig_.root, peer);
     return team_.rank() == sig_.root && peer != sig_.root && sig_.bytes > 0;
   }
 

@@ -9,7 +9,14 @@ bool table_fits(int team_size, std::uint64_t slot_bytes, std::uint32_t slots) {
          slot_bytes * std::uint64_t{slots};
 }
 
-Choice choose(const TeamShape& shape, Kind kind, std::uint64_t block_bytes) {
+namespace {
+
+bool uses_single_copy(const TeamShape& shape, Kind kind, std::uint64_t block_bytes) {
+  if (!shape.single_copy || block_bytes < shape.single_copy_min_bytes) return false;
+  return !(kind == Kind::kBcast && shape.oversubscribed && !shape.single_copy_always);
+}
+
+Choice choose_path(const TeamShape& shape, Kind kind, std::uint64_t block_bytes) {
   const bool v_form = kind == Kind::kScatterv || kind == Kind::kGatherv;
   const Algorithm forced = kind == Kind::kBcast                                ? shape.bcast
                            : kind == Kind::kScatter || kind == Kind::kScatterv ? shape.scatter
@@ -25,9 +32,18 @@ Choice choose(const TeamShape& shape, Kind kind, std::uint64_t block_bytes) {
     return shape.single_copy ? Choice{false, "flat: blocks from the single-copy size move once"}
                              : Choice{true, "tree: no single copy in this team"};
   }
-  if (shape.single_copy && block_bytes >= shape.single_copy_min_bytes)
+  if (uses_single_copy(shape, kind, block_bytes))
     return {false, "flat: single copy moves each block once"};
   return {true, "tree: the root waits for one leader per group"};
+}
+
+}  // namespace
+
+Choice choose(const TeamShape& shape, Kind kind, std::uint64_t block_bytes) {
+  Choice c = choose_path(shape, kind, block_bytes);
+  const bool v_form = kind == Kind::kScatterv || kind == Kind::kGatherv;
+  c.single_copy = !v_form && shape.size > 1 && uses_single_copy(shape, kind, block_bytes);
+  return c;
 }
 
 }  // namespace shmcoll::registry

@@ -17,6 +17,15 @@
 // - Scatterv and gatherv: only the root knows the sizes, so the choice cannot depend on them:
 //   the tree when the team has no single copy (the flat path then streams every block too).
 // - The v-forms' size tables must fit in a writer's slots (table_fits); otherwise flat.
+//
+// Single copy (Choice::single_copy, broadcast, scatter and gather; the v-forms decide block by
+// block): from the single-copy size, where the team passed the probe, except a broadcast in an
+// oversubscribed team (more ranks than CPUs). There every reader copies the same message, which
+// the slots hold hot in the shared cache, while each cross-memory read pins the root's pages
+// again and the root's shares wait for descheduled peers: on 2 cores (flat, 2 runs each) the
+// slots were 1.05-2.2x faster at every size from 32 KiB to 16 MiB at np=4 and np=8 (1 MiB:
+// 130 against 173-192 us at np=4, 248-284 against 390-397 at np=8), while at np=2 single copy
+// was 1.2-1.9x faster (1 MiB: 47 against 58 us).
 #pragma once
 
 #include <cstdint>
@@ -29,8 +38,10 @@ namespace shmcoll::registry {
 // What the choice depends on, the same on every rank (TeamImpl::shape()).
 struct TeamShape {
   int size = 1;
-  bool splits = false;       // the places split into more than one group at some level
-  bool single_copy = false;  // the team passed the single-copy probe
+  bool splits = false;              // the places split into more than one group at some level
+  bool single_copy = false;         // the team passed the single-copy probe
+  bool oversubscribed = false;      // more ranks than the CPUs they may run on, together
+  bool single_copy_always = false;  // SHMCOLL_SINGLE_COPY=always: no exception for broadcast
   std::uint64_t single_copy_min_bytes = 0;
   std::uint64_t slot_bytes = 0;
   std::uint32_t slots = 0;
@@ -39,7 +50,8 @@ struct TeamShape {
 
 struct Choice {
   bool tree = false;
-  const char* why = "";  // the rule that decided, for shmcoll-info
+  const char* why = "";      // the rule that decided, for shmcoll-info
+  bool single_copy = false;  // bcast, scatter, gather: the blocks move with one copy
 };
 
 // `block_bytes`: bcast the message, scatter/gather the block per rank; unused for the v-forms.

@@ -31,8 +31,9 @@ bool ScatterOp::advance_data(sync::WaitTarget& blocked_on) {
   const int n = team_.size();
   const std::uint64_t b = sig_.bytes;
   if (!started_ && n > 1) {
-    const bool along_tree = team_.uses_tree(Kind::kScatter, b);
-    const bool single_copy = team_.single_copy_for(b);
+    const registry::Choice choice = team_.choose(Kind::kScatter, b);
+    const bool along_tree = choice.tree;
+    const bool single_copy = choice.single_copy;
     const bool root = me == sig_.root;
     if (along_tree && !single_copy) {
       if (root) {

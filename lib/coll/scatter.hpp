@@ -30,8 +30,7 @@ class ScatterOp final : public CollectiveOp {
   bool advance_data(sync::WaitTarget& blocked_on) override;
   bool checked_in_data_path(int peer) const override {
     if (tree_) return tree_scatter_.checked(peer);
-    // Single copy, flat or along the tree: every rank compared its signature with the root's.
-    if (single_copy_) return true;
+    if (single_copy_) return exchange_.compared_with(team_, sig_.root, peer);
     return peer == sig_.root && team_.rank() != sig_.root && sig_.bytes > 0;
   }
 

@@ -137,6 +137,44 @@ void SingleCopyExchange::start_blocks(Flow flow, std::uint64_t block_bytes, int 
          tree});
 }
 
+void SingleCopyExchange::start_broadcast(std::uint64_t bytes, int ranks, std::byte* buffer,
+                                         const topology::Tree* tree) {
+  const int sharers =
+      tree != nullptr
+          ? static_cast<int>(tree->children[static_cast<std::size_t>(tree->root)].size()) + 1
+          : ranks;
+  start({Flow::kFromRoot, bytes, 0, balanced_root_share(bytes, sharers, 0), buffer, tree,
+         tree != nullptr});
+}
+
+bool SingleCopyExchange::compared_with(const TeamImpl& team, int root, int peer) const {
+  const int me = team.rank();
+  // Flat: the root compares every peer before it reports, and every other rank compares the
+  // root and waits for that report.
+  if (plan_.tree == nullptr) return true;
+  const topology::Tree& tree = *plan_.tree;
+  const bool my_child = tree.parent[static_cast<std::size_t>(peer)] == me;
+  if (plan_.relay) {
+    // A rank reports once it holds the message and leaves after its children's reports, which
+    // say nothing of their own children.
+    return my_child || (me != root && peer == source(team, root));
+  }
+  // A rank reports after its children's reports, so a report covers the whole subtree: the
+  // root's children cover everyone. Below, a rank knows the root, its own subtree, and (a
+  // child of the root, which waits for the root's report) the root's other children.
+  if (me == root) return true;
+  const auto pos = [&](int r) { return tree.position[static_cast<std::size_t>(r)]; };
+  const bool in_my_subtree =
+      pos(peer) >= pos(me) && pos(peer) < pos(me) + tree.subtree_size[static_cast<std::size_t>(me)];
+  const bool root_child = tree.parent[static_cast<std::size_t>(peer)] == root;
+  return peer == root || in_my_subtree || (shares_with_root(team, root) && root_child);
+}
+
+int SingleCopyExchange::source(const TeamImpl& team, int root) const {
+  if (!plan_.relay || shares_with_root(team, root)) return root;
+  return plan_.tree->parent[static_cast<std::size_t>(team.rank())];
+}
+
 int SingleCopyExchange::waited_peer(const TeamImpl& team, int root, int i) const {
   const int me = team.rank();
   if (plan_.tree != nullptr) {
@@ -172,6 +210,19 @@ bool SingleCopyExchange::move_root_share(CollectiveOp& op, TeamImpl& team,
 bool SingleCopyExchange::move_peer_share(CollectiveOp& op, TeamImpl& team,
                                          sync::WaitTarget& blocked_on) {
   const int root = op.signature().root;
+  const int from = source(team, root);
+  if (from != root) {
+    // Relay: the whole message from the parent, once the parent reports that it holds it.
+    PeerArrival arrival;
+    if (!arrival_of(op, team, from, arrival, blocked_on)) return false;
+    const std::uint64_t holds = make_tag(op.op(), sync::step_consumed(0));
+    if (!team.progress_reached(from, holds)) {
+      blocked_on = {&team.area(from).progress().tag, holds, from};
+      return false;
+    }
+    return piece_.step(op, team, from, arrival.address, arrival.shared_id, plan_.local,
+                       plan_.block_bytes, /*local_is_source=*/false, blocked_on);
+  }
   PeerArrival arrival;
   if (!arrival_of(op, team, root, arrival, blocked_on)) return false;
   // Below the root's children, a rank moves its whole block.
@@ -214,7 +265,43 @@ void SingleCopyExchange::drain(const CollectiveOp& op, TeamImpl& team) {
   }
 }
 
+bool SingleCopyExchange::advance_relay(CollectiveOp& op, TeamImpl& team,
+                                       sync::WaitTarget& blocked_on) {
+  const int root = op.signature().root;
+  const bool is_root = team.rank() == root;
+  const std::uint64_t done = make_tag(op.op(), sync::step_consumed(0));
+  if (stage_ == Stage::kMove) {
+    if (!(is_root ? move_root_share(op, team, blocked_on)
+                  : move_peer_share(op, team, blocked_on))) {
+      return false;
+    }
+    stage_ = Stage::kRoot;
+  }
+  if (stage_ == Stage::kRoot) {
+    // A child of the root holds the message once the root's share has landed too.
+    if (shares_with_root(team, root) && !team.progress_reached(root, done)) {
+      blocked_on = {&team.area(root).progress().tag, done, root};
+      return false;
+    }
+    // release (inside publish): the message in this rank's buffer, moved by system calls on
+    // this CPU and (acquired just above) the root's, is visible to the children that acquire
+    // this report before they read it.
+    team.publish_step(op.op(), sync::step_consumed(0));
+    stage_ = Stage::kChildren;
+    next_peer_ = 0;
+  }
+  // This rank's buffer may be released only after its children have read it.
+  for (int peer; (peer = waited_peer(team, root, next_peer_)) >= 0; ++next_peer_) {
+    if (!team.progress_reached(peer, done)) {
+      blocked_on = {&team.area(peer).progress().tag, done, peer};
+      return false;
+    }
+  }
+  return true;
+}
+
 bool SingleCopyExchange::advance(CollectiveOp& op, TeamImpl& team, sync::WaitTarget& blocked_on) {
+  if (plan_.relay) return advance_relay(op, team, blocked_on);
   const int root = op.signature().root;
   const bool is_root = team.rank() == root;
   const std::uint64_t done = make_tag(op.op(), sync::step_consumed(0));

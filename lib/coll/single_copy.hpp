@@ -19,6 +19,14 @@
 // reported theirs, so the root waits for its children, not for every rank. With one group the
 // root's children are all the other ranks and this is the flat exchange above.
 //
+// Broadcast along the tree (Plan::relay): the root shares the copy into its children's buffers
+// as above; every deeper rank reads the whole message from its parent's buffer once its parent
+// reports that it holds it. So a message crosses each boundary once, into the group's leader,
+// and the members of a group read the leader's NUMA-local copy. A rank reports when its buffer
+// holds the message (its children then read it) and leaves after its children's reports (they
+// have read it). The levels do not pipeline: a child waits for its parent's whole copy (trees
+// are at most three levels deep: package, NUMA node, L3).
+//
 // Scatterv and gatherv blocks at or above the threshold move with one copy too, each by the
 // rank that is not the root: the root's table entry for that rank (ScatterTableEntry::kDirect)
 // gives the block's offset in the root's buffer; see ScattervOp and GathervOp.
@@ -75,8 +83,10 @@ class SingleCopyExchange {
     std::uint64_t root_share = 0;  // leading bytes of each block moved by the root
     // The root: its whole buffer; the others: their block.
     std::byte* local = nullptr;
-    // Along this tree (scatter and gather), or flat (nullptr).
+    // Along this tree, or flat (nullptr).
     const topology::Tree* tree = nullptr;
+    // Broadcast along `tree`: below the root's children a rank reads from its parent.
+    bool relay = false;
   };
 
   // The root's share of each block that balances the work: the root moves root_share per peer
@@ -90,12 +100,20 @@ class SingleCopyExchange {
   void start_blocks(Flow flow, std::uint64_t block_bytes, int ranks, bool root_copies_own,
                     std::byte* local, const topology::Tree* tree = nullptr);
 
+  // Broadcast of `bytes` from the root's buffer into everyone's `buffer`; along `tree`, or flat.
+  void start_broadcast(std::uint64_t bytes, int ranks, std::byte* buffer,
+                       const topology::Tree* tree);
+
   void start(const Plan& plan) {
     plan_ = plan;
     next_peer_ = 0;
     stage_ = Stage::kMove;
   }
   bool advance(CollectiveOp& op, TeamImpl& team, sync::WaitTarget& blocked_on);
+  // Whether `peer`'s signature is known to match this rank's by the time the exchange is over,
+  // so that the agree stage of CheckLevel::kFull may skip it: each rank compares itself with
+  // the rank it copies from or into before it reports, and a mismatch raises on that rank.
+  bool compared_with(const TeamImpl& team, int root, int peer) const;
   // On the way out after an error: returns once no live peer writes into this rank's buffers.
   static void drain(const CollectiveOp& op, TeamImpl& team);
   // Moves `bytes` between `local` and address `remote` of `peer`: a write into the peer when
@@ -119,6 +137,10 @@ class SingleCopyExchange {
   int waited_peer(const TeamImpl& team, int root, int i) const;
   // Whether this rank and the root split its block (flat, or a child of the root).
   bool shares_with_root(const TeamImpl& team, int root) const;
+  // Whose buffer this rank (not the root) copies from or into: the root, or (relay) its parent.
+  int source(const TeamImpl& team, int root) const;
+  // The relay's order of the same stages (see Plan::relay).
+  bool advance_relay(CollectiveOp& op, TeamImpl& team, sync::WaitTarget& blocked_on);
   // Reads `peer`'s arrival and checks it against this operation; false while it has not come.
   bool arrival_of(CollectiveOp& op, TeamImpl& team, int peer, PeerArrival& arrival,
                   sync::WaitTarget& blocked_on);

@@ -118,18 +118,24 @@ const std::vector<Row>& rows() {
                           &Options::gather_algorithm),
       {"SHMCOLL_SINGLE_COPY",
        "auto: messages of SHMCOLL_SINGLE_COPY_MIN_BYTES and more per rank move with one copy "
-       "between the ranks' buffers (cross-memory attach) when every pair of ranks may use it; "
+       "between the ranks' buffers (cross-memory attach) when every pair of ranks may use it, "
+       "except a broadcast in a team with more ranks than CPUs; always: that broadcast too; "
        "off: always through the shared slots",
        [](const Options& o) {
-         return std::string(o.single_copy == SingleCopy::kAuto ? "auto" : "off");
+         return std::string(o.single_copy == SingleCopy::kAuto  ? "auto"
+                            : o.single_copy == SingleCopy::kOff ? "off"
+                                                                : "always");
        },
        [](Options& o, const std::string& v) {
          if (v == "auto")
            o.single_copy = SingleCopy::kAuto;
          else if (v == "off")
            o.single_copy = SingleCopy::kOff;
+         else if (v == "always")
+           o.single_copy = SingleCopy::kAlways;
          else
-           throw InvalidArgument("SHMCOLL_SINGLE_COPY='" + v + "' must be 'auto' or 'off'");
+           throw InvalidArgument("SHMCOLL_SINGLE_COPY='" + v +
+                                 "' must be 'auto', 'always' or 'off'");
        }},
       {"SHMCOLL_SINGLE_COPY_MIN_BYTES",
        "block size per rank from which broadcast, scatter and gather use the single copy",

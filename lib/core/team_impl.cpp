@@ -16,12 +16,6 @@ using sync::step_of;
 
 namespace {
 
-int available_cpus() {
-  cpu_set_t set;
-  if (sched_getaffinity(0, sizeof set, &set) == 0) return std::max(1, CPU_COUNT(&set));
-  return static_cast<int>(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN)));
-}
-
 using sync::now_ns;
 
 }  // namespace
@@ -33,11 +27,9 @@ TeamImpl::TeamImpl(Bootstrap& bootstrap, const Options& options) : options_(opti
   slot_records_.resize(slots());
   seen_progress_.assign(static_cast<std::size_t>(size_), 0);
   // Spinning only helps when the awaited peer has a CPU of its own; in an oversubscribed team
-  // (more ranks than CPUs the ranks may run on, together) it steals the peer's time slice, so
-  // go straight to yielding there. Bound ranks each see one CPU, hence the union.
-  const int cpus = team_cpus_ > 0 ? team_cpus_ : available_cpus();
+  // it steals the peer's time slice, so go straight to yielding there.
   policy_.spin_iterations = options_.spin_iterations >= 0 ? options_.spin_iterations
-                            : size_ > cpus                ? 0
+                            : oversubscribed_             ? 0
                                                           : 4000;
   policy_.yield_iterations = options_.yield_iterations;
   policy_.sleep_slice_ns = std::int64_t{std::max(options_.peer_check_ms, 1)} * 1'000'000;
@@ -54,6 +46,8 @@ registry::TeamShape TeamImpl::shape() {
   return {size_,
           !tree(0).levels.empty(),
           single_copy_,
+          oversubscribed_,
+          options_.single_copy == SingleCopy::kAlways,
           options_.single_copy_min_bytes,
           slot_bytes(),
           slots(),

@@ -49,10 +49,12 @@ class TeamImpl final : public sync::WaitObserver {
   const topology::Tree& tree(int root);
   // What the algorithm registry decides on (coll/registry.hpp): the same on every rank.
   registry::TeamShape shape();
-  // Whether this call of `kind` goes along the tree (registry::choose).
-  bool uses_tree(Kind kind, std::uint64_t block_bytes) {
-    return registry::choose(shape(), kind, block_bytes).tree;
+  // How this call of `kind` moves its data (registry::choose): along the tree or flat, and
+  // (broadcast, scatter, gather) through the slots or with one copy.
+  registry::Choice choose(Kind kind, std::uint64_t block_bytes) {
+    return registry::choose(shape(), kind, block_bytes);
   }
+  bool uses_tree(Kind kind, std::uint64_t block_bytes) { return choose(kind, block_bytes).tree; }
   // Whether an operation moving `bytes` per rank between the root and the others uses the
   // single copy (cross-memory attach). The same answer on every rank for matching arguments:
   // it depends on rank 0's options and the team-wide probe at formation.
@@ -141,7 +143,7 @@ class TeamImpl final : public sync::WaitObserver {
   std::vector<pid_t> pids_;
   std::vector<topology::Place> places_;                 // every rank's place, from team formation
   std::vector<std::unique_ptr<topology::Tree>> trees_;  // by root
-  int team_cpus_ = 0;            // CPUs in the union of the ranks' affinity masks
+  bool oversubscribed_ = false;  // more ranks than CPUs to run on (the same on every rank)
   bool single_copy_ = false;     // every pair of ranks passed the CMA probe at formation
   std::string single_copy_why_;  // why not, when it did not
   std::vector<SlotRecord> slot_records_;

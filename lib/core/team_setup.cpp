@@ -9,6 +9,7 @@
 #include <sched.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 
@@ -133,7 +134,12 @@ void TeamImpl::form(Bootstrap& bootstrap) {
     CPU_OR(&team_cpus, &team_cpus, &all[static_cast<std::size_t>(r)].cpus);
     places_.push_back(all[static_cast<std::size_t>(r)].place);
   }
-  team_cpus_ = CPU_COUNT(&team_cpus);
+  // More ranks than CPUs the ranks may run on, together (bound ranks each see one CPU, hence
+  // the union); without any mask, the CPUs online.
+  const int cpus = CPU_COUNT(&team_cpus) > 0
+                       ? CPU_COUNT(&team_cpus)
+                       : static_cast<int>(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN)));
+  oversubscribed_ = size_ > cpus;
 
   // From here on every rank knows the name, and removes it however formation ends.
   const std::string name = segment::segment_name(bootstrap.job_id(), creator.nonce);
@@ -159,7 +165,7 @@ void TeamImpl::form(Bootstrap& bootstrap) {
                        std::string(outcomes[0].error));
 
   AttachInfo attached;
-  if (options_.single_copy == SingleCopy::kAuto && size_ > 1) {
+  if (options_.single_copy != SingleCopy::kOff && size_ > 1) {
     // Every rank probes every peer, since any rank may be a root; the verdicts travel with the
     // attach outcome, so the probe costs no exchange of its own.
     for (int r = 0; r < size_ && attached.single_copy_error[0] == '\0'; ++r) {
@@ -191,7 +197,7 @@ void TeamImpl::form(Bootstrap& bootstrap) {
                          verdicts[static_cast<std::size_t>(r)].error);
     }
   }
-  single_copy_ = options_.single_copy == SingleCopy::kAuto && size_ > 1;
+  single_copy_ = options_.single_copy != SingleCopy::kOff && size_ > 1;
   single_copy_why_ = options_.single_copy == SingleCopy::kOff ? "SHMCOLL_SINGLE_COPY=off"
                      : size_ == 1                             ? "a team of one"
                                                               : "";
@@ -223,8 +229,10 @@ segment::RankNodes TeamImpl::rank_nodes() const {
 std::string TeamImpl::data_paths() const {
   if (!single_copy_) return "slots only: single copy off (" + single_copy_why_ + ")";
   return "slots below " + std::to_string(options_.single_copy_min_bytes) +
-         " bytes per rank, single copy (cross-memory attach) from there for flat broadcast, "
-         "scatter and gather";
+         " bytes per rank, single copy (cross-memory attach) from there for scatter and gather" +
+         (oversubscribed_ && options_.single_copy != SingleCopy::kAlways
+              ? " (broadcast: slots, the team is oversubscribed)"
+              : " and broadcast");
 }
 
 }  // namespace shmcoll
