@@ -154,10 +154,10 @@ bool GathervOp::send_direct(sync::WaitTarget& blocked_on) {
 bool GathervOp::advance_tree(sync::WaitTarget& blocked_on) {
   if (!started_) {
     if (team_.rank() == sig_.root) {
-      std::vector<TreeGather::Block> blocks(blocks_.size());
+      PlanVector<TreeGather::Block> blocks(blocks_.size());
       for (std::size_t r = 0; r < blocks_.size(); ++r)
         blocks[r] = {recvbuf_ + blocks_[r].first, blocks_[r].second};
-      tree_gather_.start_root(team_, *this, true, std::move(blocks));
+      tree_gather_.start_root(team_, *this, true, as_span(blocks));
       const auto& own = blocks_[static_cast<std::size_t>(sig_.root)];
       if (!in_place_ && own.second > 0)
         copy::copy_bytes(recvbuf_ + own.first, sendbuf_, own.second);

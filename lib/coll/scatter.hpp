@@ -73,7 +73,7 @@ class ScattervOp final : public CollectiveOp {
   const std::byte* sendbuf_ = nullptr;
   std::byte* recvbuf_ = nullptr;
   bool tree_ = false;  // along the topology tree (registry), decided at construction
-  std::vector<TreeScatter::Block> tree_blocks_;  // root, tree: every rank's block of sendbuf
+  PlanVector<TreeScatter::Block> tree_blocks_;  // root, tree: every rank's block of sendbuf
   TreeScatter tree_scatter_;
   std::vector<std::uint64_t> send_bytes_;                            // root: bytes per rank
   std::pair<const std::byte*, std::uint64_t> copy_own_{nullptr, 0};  // root's own block

@@ -124,7 +124,7 @@ bool ScattervOp::copy_direct_block(sync::WaitTarget& blocked_on) {
 bool ScattervOp::advance_tree(sync::WaitTarget& blocked_on) {
   if (stage_ == Stage::kStart) {
     if (team_.rank() == sig_.root) {
-      tree_scatter_.start_root(team_, *this, true, std::move(tree_blocks_));
+      tree_scatter_.start_root(team_, *this, true, as_span(tree_blocks_));
       if (copy_own_.second > 0) copy::copy_bytes(recvbuf_, copy_own_.first, copy_own_.second);
     } else {
       tree_scatter_.start_member(team_, *this, true, sig_.bytes, recvbuf_);

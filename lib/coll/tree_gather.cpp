@@ -9,10 +9,10 @@ namespace shmcoll {
 using tree_layout::at;
 
 void TreeGather::start_root(TeamImpl& team, const CollectiveOp& op, bool with_table,
-                            std::vector<Block> blocks) {
+                            std::span<const Block> blocks) {
   is_root_ = true;
   with_table_ = with_table;
-  root_blocks_ = std::move(blocks);
+  root_blocks_.assign(blocks.begin(), blocks.end());
   add_children(team, op);
   sizes_[0] = root_blocks_[static_cast<std::size_t>(me_)].bytes;
   if (!with_table) {
@@ -71,7 +71,7 @@ void TreeGather::add_children(TeamImpl& team, const CollectiveOp& op) {
 
 void TreeGather::plan(TeamImpl& team, const CollectiveOp& op) {
   const OpSignature& sig = op.signature();
-  if (!tree_layout::lay_out(*tree_, me_, sizes_, image_)) {
+  if (!tree_layout::lay_out(*tree_, me_, as_span(sizes_), image_)) {
     team.fail(Status::kInternal,
               concat("corrupt size table in ", op.where(), " (seen by rank ", me_, ")"));
   }
@@ -98,7 +98,7 @@ void TreeGather::plan(TeamImpl& team, const CollectiveOp& op) {
   for (std::size_t w = 0; w < children_.size(); ++w) {
     Child& c = children_[w];
     const std::uint64_t origin = image_.offset[c.index];
-    const std::uint64_t length = image_.end_of(c.index, c.count, sizes_) - origin;
+    const std::uint64_t length = image_.end_of(c.index, c.count, as_span(sizes_)) - origin;
     c.table = with_table_ && sends_table(c.rank) ? tree_layout::table_bytes(c.count, length) : 0;
     const std::uint64_t table = c.table;
     StreamSource& src = reader_.source(w);
@@ -148,7 +148,8 @@ std::uint64_t TreeGather::ready_chunks() const {
     const std::uint64_t origin = image_.offset[c.index];
     const std::uint64_t table = c.table;
     const std::uint64_t copied = reader_.copied_below(w);
-    if (copied == UINT64_MAX || copied >= table + image_.end_of(c.index, c.count, sizes_) - origin)
+    if (copied == UINT64_MAX ||
+        copied >= table + image_.end_of(c.index, c.count, as_span(sizes_)) - origin)
       continue;
     filled = origin + (copied > table ? copied - table : 0);
     break;

@@ -13,7 +13,7 @@
 #pragma once
 
 #include <memory>
-#include <vector>
+#include <span>
 
 #include "coll/tree_layout.hpp"
 #include "core/pieces.hpp"
@@ -31,7 +31,7 @@ class TreeGather {
   // The root: where every rank's block goes in recvbuf and its size, by rank (its own is
   // laid out, not received). `with_table`: the v-form.
   void start_root(TeamImpl& team, const CollectiveOp& op, bool with_table,
-                  std::vector<Block> blocks);
+                  std::span<const Block> blocks);
   // Any other rank: sends `own_bytes` from sendbuf.
   void start_member(TeamImpl& team, const CollectiveOp& op, bool with_table,
                     const std::byte* sendbuf, std::uint64_t own_bytes);
@@ -59,10 +59,10 @@ class TreeGather {
   bool is_root_ = false;
   bool with_table_ = false;
   const std::byte* sendbuf_ = nullptr;
-  std::vector<Block> root_blocks_;  // the root's destinations, by rank
+  PlanVector<Block> root_blocks_;  // the root's destinations, by rank
   // Block sizes of this rank's subtree in preorder: its own, then its children's tables.
-  std::vector<std::uint64_t> sizes_;
-  std::vector<std::uint64_t> table_again_;  // the second pass's copy of the children's tables
+  PlanVector<std::uint64_t> sizes_;
+  PlanVector<std::uint64_t> table_again_;  // the second pass's copy of the children's tables
   tree_layout::Image image_;
   std::uint64_t table_ = 0;  // the table at the head of this rank's stream (set by plan)
   struct Child {
@@ -71,7 +71,7 @@ class TreeGather {
     std::size_t count;        // ranks in its subtree
     std::uint64_t table = 0;  // the table at the head of its stream (set by plan)
   };
-  std::vector<Child> children_;
+  PlanVector<Child> children_;
   bool tables_read_ = true;
   PieceReader reader_;
   std::uint64_t acked_ = 0;

@@ -18,6 +18,7 @@
 #include <span>
 #include <vector>
 
+#include "core/plan_vector.hpp"
 #include "segment/layout.hpp"
 #include "topology/hierarchy.hpp"
 
@@ -49,9 +50,9 @@ inline std::size_t at(const std::vector<int>& per_rank, int rank) {
 }
 
 struct Image {
-  std::vector<std::uint64_t> offset;  // by preorder index from the subtree's root (0: itself)
-  std::uint64_t bytes = 0;            // the image's length
-  std::uint64_t children_start = 0;   // where the first child's image starts (bytes if none)
+  PlanVector<std::uint64_t> offset;  // by preorder index from the subtree's root (0: itself)
+  std::uint64_t bytes = 0;           // the image's length
+  std::uint64_t children_start = 0;  // where the first child's image starts (bytes if none)
   // The end of the image of the subtree whose root has preorder index `first` (relative to this
   // image) and `count` ranks.
   std::uint64_t end_of(std::size_t first, std::size_t count,

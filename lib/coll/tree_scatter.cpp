@@ -9,7 +9,7 @@ namespace shmcoll {
 using tree_layout::at;
 
 void TreeScatter::start_root(TeamImpl& team, const CollectiveOp& op, bool with_table,
-                             std::vector<Block> blocks) {
+                             std::span<const Block> blocks) {
   const int root = op.signature().root;
   tree_ = &team.tree(root);
   me_ = root;
@@ -17,7 +17,7 @@ void TreeScatter::start_root(TeamImpl& team, const CollectiveOp& op, bool with_t
   sizes_.resize(tree_->preorder.size());
   for (std::size_t i = 0; i < sizes_.size(); ++i)
     sizes_[i] = blocks[static_cast<std::size_t>(tree_->preorder[i])].bytes;
-  tree_layout::lay_out(*tree_, root, sizes_, image_);
+  tree_layout::lay_out(*tree_, root, as_span(sizes_), image_);
   writing_ = true;
   plan_writer(team, op);
   for (std::size_t i = 1; i < sizes_.size(); ++i) {
@@ -54,7 +54,7 @@ void TreeScatter::start_member(TeamImpl& team, const CollectiveOp& op, bool with
 void TreeScatter::plan_member(TeamImpl& team, const CollectiveOp& op) {
   const std::size_t count = parent_sizes_.size();
   const auto mine = at(tree_->position, me_) - at(tree_->position, parent_);
-  if (!tree_layout::lay_out(*tree_, parent_, parent_sizes_, parent_image_)) {
+  if (!tree_layout::lay_out(*tree_, parent_, as_span(parent_sizes_), parent_image_)) {
     team.fail(Status::kInternal, concat("corrupt size table in ", op.where(), " from rank ",
                                         parent_, " (seen by rank ", me_, ")"));
   }
@@ -84,7 +84,7 @@ void TreeScatter::plan_member(TeamImpl& team, const CollectiveOp& op) {
   // This rank's image is the shift of its part of the parent's image by origin_.
   const auto first = parent_sizes_.begin() + static_cast<std::ptrdiff_t>(mine);
   sizes_.assign(first, first + static_cast<std::ptrdiff_t>(at(tree_->subtree_size, me_)));
-  tree_layout::lay_out(*tree_, me_, sizes_, image_);
+  tree_layout::lay_out(*tree_, me_, as_span(sizes_), image_);
   plan_writer(team, op);
   if (image_.bytes > image_.children_start) {
     const std::uint64_t staged = image_.bytes - stream_.skip;
@@ -120,7 +120,8 @@ void TreeScatter::plan_writer(TeamImpl& team, const CollectiveOp& op) {
     add(child, 0, 8 * (with_table_ ? count : 0));
     add(child, stream_.at(image_.offset[i]), stream_.at(image_.offset[i]) + sizes_[i]);
     if (n > 1)
-      add(child, stream_.at(image_.offset[i + 1]), stream_.at(image_.end_of(i, n, sizes_)));
+      add(child, stream_.at(image_.offset[i + 1]),
+          stream_.at(image_.end_of(i, n, as_span(sizes_))));
   }
   writer_.start(op.op(), sig.kind, sig.root, stream_.bytes, slot);
 }

@@ -11,7 +11,7 @@
 #pragma once
 
 #include <memory>
-#include <vector>
+#include <span>
 
 #include "coll/tree_layout.hpp"
 #include "core/pieces.hpp"
@@ -29,7 +29,7 @@ class TreeScatter {
   // The root: every rank's block of sendbuf, by rank (its own is laid out, not sent).
   // `with_table`: the v-form.
   void start_root(TeamImpl& team, const CollectiveOp& op, bool with_table,
-                  std::vector<Block> blocks);
+                  std::span<const Block> blocks);
   // Any other rank: receives `own_bytes` into recvbuf.
   void start_member(TeamImpl& team, const CollectiveOp& op, bool with_table,
                     std::uint64_t own_bytes, std::byte* recvbuf);
@@ -55,8 +55,8 @@ class TreeScatter {
   std::byte* recvbuf_ = nullptr;
   // Block sizes in preorder: of the parent's subtree (read from its table in scatterv), and of
   // this rank's own subtree.
-  std::vector<std::uint64_t> parent_sizes_;
-  std::vector<std::uint64_t> sizes_;
+  PlanVector<std::uint64_t> parent_sizes_;
+  PlanVector<std::uint64_t> sizes_;
   int parent_ = -1;
   tree_layout::Image parent_image_;
   tree_layout::ScatterStream parent_stream_;
@@ -77,7 +77,7 @@ class TreeScatter {
     int child;
     std::uint64_t first, last;
   };
-  std::vector<ChunkRange> reads_;
+  PlanVector<ChunkRange> reads_;
 };
 
 }  // namespace shmcoll

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/plan_vector.hpp"
 #include "core/stream.hpp"
 
 namespace shmcoll {
@@ -27,7 +28,7 @@ class StreamSources {
     const std::byte* src;
     std::uint64_t bytes;
   };
-  std::vector<Piece> pieces_;
+  PlanVector<Piece> pieces_;
 };
 
 // Publishes `writer`'s chunks below `limit` with bytes from `sources` (see StreamWriter::pump).
@@ -95,7 +96,7 @@ class PieceReader {
   };
   struct Writer {
     StreamSource src;
-    std::vector<Piece> pieces;
+    PlanVector<Piece, 4> pieces;
     std::size_t next = 0;  // the first piece not copied to its end
   };
   std::uint64_t chunk_of(std::uint64_t offset) const { return offset / slot_bytes_; }
@@ -104,7 +105,7 @@ class PieceReader {
 
   std::uint64_t op_ = 0;
   std::uint64_t slot_bytes_ = 0;
-  std::vector<Writer> writers_;
+  PlanVector<Writer, 4> writers_;
   std::uint64_t round_ = 0;  // the chunk index being read
   std::size_t next_writer_ = 0;
   bool started_ = false;
