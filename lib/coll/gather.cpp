@@ -65,7 +65,11 @@ bool GatherOp::advance_data(sync::WaitTarget& blocked_on) {
       single_copy_ = started_ = true;
     }
   }
-  if (tree_) return tree_gather_.advance(team_, *this, blocked_on);
+  if (tree_) {
+    if (!tree_gather_.advance(team_, *this, blocked_on)) return false;
+    if (const std::uint64_t step = tree_gather_.deferred_ack()) defer_final_ack(step);
+    return true;
+  }
   if (single_copy_) return exchange_.advance(*this, team_, blocked_on);
   if (!started_) {
     if (me == sig_.root) {

@@ -166,7 +166,9 @@ bool GathervOp::advance_tree(sync::WaitTarget& blocked_on) {
     }
     started_ = true;
   }
-  return tree_gather_.advance(team_, *this, blocked_on);
+  if (!tree_gather_.advance(team_, *this, blocked_on)) return false;
+  if (const std::uint64_t step = tree_gather_.deferred_ack()) defer_final_ack(step);
+  return true;
 }
 
 bool GathervOp::advance_data(sync::WaitTarget& blocked_on) {

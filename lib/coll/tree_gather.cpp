@@ -165,7 +165,10 @@ bool TreeGather::advance(TeamImpl& team, const CollectiveOp& op, sync::WaitTarge
     plan(team, op);
   }
   sync::WaitTarget pull_wait;
-  const bool received = reader_.pull(team, acked_, pull_wait, /*acks=*/true, /*ack_last=*/true);
+  // The root's last acknowledgement can ride on its departure (deferred_ack); a rank below
+  // acknowledges at once, since its children may need the slot while it still writes upward.
+  const bool received =
+      reader_.pull(team, acked_, pull_wait, /*acks=*/true, /*ack_last=*/!is_root_);
   if (!is_root_) {
     const int parent = tree_->parent[static_cast<std::size_t>(me_)];
     auto readers = [&](std::uint64_t, std::vector<int>& out) { out.push_back(parent); };

@@ -45,6 +45,11 @@ class TreeGather {
     return false;
   }
 
+  // The acknowledgement the root leaves for its departure, 0 for none.
+  std::uint64_t deferred_ack() const {
+    return is_root_ && reader_.read_anything() ? sync::step_consumed(reader_.last_chunk()) : 0;
+  }
+
  private:
   void add_children(TeamImpl& team, const CollectiveOp& op);
   // gatherv: whether `rank`'s stream starts with its subtree's sizes. Not a leaf's below the
