@@ -125,7 +125,18 @@ TEST_CASE("single copy: bcast, scatter and gather matrices") {
 // Along the trees with single copy from the smallest block on. Scatter and gather: the root
 // shares blocks with its children, deeper ranks copy theirs whole from or into the root's
 // buffer, and completion fans in along the tree. Broadcast: deeper ranks read the message
-// from their parent's buffer once the parent holds it.
+// from their parent's buffer once the parent holds it. Scatterv: every nonempty block is
+// direct, its owner copying it from the root's buffer at the offset the streams carry.
+TEST_CASE("single copy: scatterv matrix along the topology trees") {
+  for (const char* topology : kSyntheticTopologies) {
+    for (int n : {8, 11, 16}) {
+      CAPTURE(topology);
+      Options o = tree_options(topology);
+      o.single_copy_min_bytes = 1;
+      run_matrix(check_scatterv, true, true, n, o);
+    }
+  }
+}
 TEST_CASE("single copy: bcast, scatter and gather matrices along the topology trees") {
   for (const char* topology : kSyntheticTopologies) {
     for (int n : {8, 11, 16}) {

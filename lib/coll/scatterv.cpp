@@ -48,7 +48,8 @@ ScattervOp::ScattervOp(TeamImpl& team, const void* sendbuf, std::span<const Coun
   if (tree_) {
     tree_blocks_.resize(blocks.size());
     for (std::size_t r = 0; r < blocks.size(); ++r)
-      tree_blocks_[r] = {sendbuf_ + blocks[r].offset, blocks[r].bytes};
+      tree_blocks_[r] = {sendbuf_ + blocks[r].offset, blocks[r].bytes,
+                         static_cast<int>(r) != root && team.single_copy_for(blocks[r].bytes)};
     expose(sendbuf);
     return;
   }
@@ -124,8 +125,14 @@ bool ScattervOp::copy_direct_block(sync::WaitTarget& blocked_on) {
 bool ScattervOp::advance_tree(sync::WaitTarget& blocked_on) {
   if (stage_ == Stage::kStart) {
     if (team_.rank() == sig_.root) {
-      tree_scatter_.start_root(team_, *this, true, as_span(tree_blocks_));
-      if (copy_own_.second > 0) copy::copy_bytes(recvbuf_, copy_own_.first, copy_own_.second);
+      tree_scatter_.start_root(team_, *this, true, as_span(tree_blocks_), sendbuf_);
+      if (copy_own_.second > 0) {
+        // Publish what can go out at once before copying the root's own block, so that the
+        // children (and direct copies below) start in parallel with that copy.
+        sync::WaitTarget later;
+        tree_scatter_.advance(team_, *this, later);
+        copy::copy_bytes(recvbuf_, copy_own_.first, copy_own_.second);
+      }
     } else {
       tree_scatter_.start_member(team_, *this, true, sig_.bytes, recvbuf_);
     }

@@ -8,15 +8,16 @@ bool lay_out(const topology::Tree& tree, int x, std::span<const std::uint64_t> s
   out.offset.resize(count);
   std::uint64_t end = 0;
   for (std::size_t i = 0; i < count; ++i) {
-    if (sizes[i] > kMaxBlock) return false;
+    if (block_bytes(sizes[i]) > kMaxBlock) return false;
+    const std::uint64_t bytes = image_bytes(sizes[i]);
     const int y = tree.preorder[first + i];
     // Preorder puts right before y the last rank of the previous sibling's subtree (or y's
     // parent), so `end` is where the previous image ends: the layout is the recursive one.
     const bool aligned =
-        i > 0 && (sizes[i] >= kAlignFrom || tree.subtree_size[static_cast<std::size_t>(y)] > 1);
+        i > 0 && (bytes >= kAlignFrom || tree.subtree_size[static_cast<std::size_t>(y)] > 1);
     const std::uint64_t start = aligned ? align_up(end) : end;
     out.offset[i] = start;
-    end = start + sizes[i];
+    end = start + bytes;
   }
   out.bytes = end;
   out.children_start = count > 1 ? out.offset[1] : end;

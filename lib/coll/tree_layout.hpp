@@ -12,6 +12,10 @@
 // preorder, padded to 64 unless the stream travels inline: table_bytes): only the root knows
 // every size in scatterv, and in gatherv each sender knows only its own. Uniform forms need no
 // table: every size is the common block.
+//
+// A scatterv block from the single-copy size on is direct: its table entry carries kDirect,
+// and its place in the image holds the block's offset in the root's buffer (8 bytes) instead
+// of the block, which its owner then copies straight from there.
 #pragma once
 
 #include <cstdint>
@@ -29,6 +33,15 @@ inline constexpr std::uint64_t kAlignFrom = 256;  // blocks this large start ali
 // Sizes above this in a table are corrupt (no message is that large); it keeps sums of a few
 // thousand of them far from overflowing.
 inline constexpr std::uint64_t kMaxBlock = std::uint64_t{1} << 48;
+
+inline constexpr std::uint64_t kDirect = std::uint64_t{1} << 63;
+inline constexpr std::uint64_t kDirectImageBytes = 8;
+inline bool is_direct(std::uint64_t entry) { return (entry & kDirect) != 0; }
+// The block's size, and the bytes it takes in the image, from its table entry.
+inline std::uint64_t block_bytes(std::uint64_t entry) { return entry & ~kDirect; }
+inline std::uint64_t image_bytes(std::uint64_t entry) {
+  return is_direct(entry) ? kDirectImageBytes : entry;
+}
 
 inline std::uint64_t align_up(std::uint64_t v) { return (v + kAlign - 1) / kAlign * kAlign; }
 inline std::uint64_t align_down(std::uint64_t v) { return v / kAlign * kAlign; }
@@ -58,12 +71,13 @@ struct Image {
   std::uint64_t end_of(std::size_t first, std::size_t count,
                        std::span<const std::uint64_t> sizes) const {
     const std::size_t last = first + count - 1;
-    return offset[last] + sizes[last];
+    return offset[last] + image_bytes(sizes[last]);
   }
 };
 
-// Lays out the image of x's subtree. sizes[i] is the block of tree.preorder[position[x] + i],
-// for i < subtree_size[x]. False when a size exceeds kMaxBlock (a corrupt table).
+// Lays out the image of x's subtree. sizes[i] is the table entry of the block of
+// tree.preorder[position[x] + i], for i < subtree_size[x]. False when a size exceeds kMaxBlock
+// (a corrupt table).
 bool lay_out(const topology::Tree& tree, int x, std::span<const std::uint64_t> sizes, Image& out);
 
 // A scatter stream carries the descendants' part of the sender's image, after the table:

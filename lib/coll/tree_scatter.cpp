@@ -9,20 +9,26 @@ namespace shmcoll {
 using tree_layout::at;
 
 void TreeScatter::start_root(TeamImpl& team, const CollectiveOp& op, bool with_table,
-                             std::span<const Block> blocks) {
+                             std::span<const Block> blocks, const std::byte* base) {
   const int root = op.signature().root;
   tree_ = &team.tree(root);
   me_ = root;
   with_table_ = with_table;
   sizes_.resize(tree_->preorder.size());
-  for (std::size_t i = 0; i < sizes_.size(); ++i)
-    sizes_[i] = blocks[static_cast<std::size_t>(tree_->preorder[i])].bytes;
+  direct_offsets_.assign(sizes_.size(), 0);
+  for (std::size_t i = 0; i < sizes_.size(); ++i) {
+    const Block& b = blocks[static_cast<std::size_t>(tree_->preorder[i])];
+    sizes_[i] = b.direct ? b.bytes | tree_layout::kDirect : b.bytes;
+    if (b.direct) direct_offsets_[i] = static_cast<std::uint64_t>(b.data - base);
+  }
   tree_layout::lay_out(*tree_, root, as_span(sizes_), image_);
   writing_ = true;
   plan_writer(team, op);
   for (std::size_t i = 1; i < sizes_.size(); ++i) {
-    sources_.add(stream_.at(image_.offset[i]),
-                 blocks[static_cast<std::size_t>(tree_->preorder[i])].data, sizes_[i]);
+    const Block& b = blocks[static_cast<std::size_t>(tree_->preorder[i])];
+    const auto* offset = reinterpret_cast<const std::byte*>(&direct_offsets_[i]);
+    sources_.add(stream_.at(image_.offset[i]), b.direct ? offset : b.data,
+                 tree_layout::image_bytes(sizes_[i]));
   }
 }
 
@@ -58,13 +64,14 @@ void TreeScatter::plan_member(TeamImpl& team, const CollectiveOp& op) {
     team.fail(Status::kInternal, concat("corrupt size table in ", op.where(), " from rank ",
                                         parent_, " (seen by rank ", me_, ")"));
   }
-  if (parent_sizes_[mine] != own_bytes_) {
-    team.fail(
-        Status::kInvalidArgument,
-        concat("type signature mismatch in ", op.where(), " (operation #", op.op(), ") on rank ",
-               me_, ": the root sends ", parent_sizes_[mine], " bytes (its sendcounts[", me_,
-               "]), this rank receives ", op.signature().describe_bytes()));
+  if (tree_layout::block_bytes(parent_sizes_[mine]) != own_bytes_) {
+    team.fail(Status::kInvalidArgument,
+              concat("type signature mismatch in ", op.where(), " (operation #", op.op(),
+                     ") on rank ", me_, ": the root sends ",
+                     tree_layout::block_bytes(parent_sizes_[mine]), " bytes (its sendcounts[", me_,
+                     "]), this rank receives ", op.signature().describe_bytes()));
   }
+  own_direct_ = tree_layout::is_direct(parent_sizes_[mine]);
   parent_stream_ = tree_layout::scatter_stream(parent_image_, with_table_ ? count : 0);
   origin_ = parent_image_.offset[mine];
 
@@ -78,7 +85,12 @@ void TreeScatter::plan_member(TeamImpl& team, const CollectiveOp& op) {
     reader_.add_piece(0, 0, 8 * count, reinterpret_cast<std::byte*>(parent_sizes_.data()));
   }
   const std::uint64_t own_at = parent_stream_.at(origin_);
-  reader_.add_piece(0, own_at, own_at + own_bytes_, recvbuf_);
+  if (own_direct_) {
+    reader_.add_piece(0, own_at, own_at + tree_layout::kDirectImageBytes,
+                      reinterpret_cast<std::byte*>(&direct_at_));
+  } else {
+    reader_.add_piece(0, own_at, own_at + own_bytes_, recvbuf_);
+  }
   writing_ = at(tree_->subtree_size, me_) > 1;
   if (!writing_) return;
   // This rank's image is the shift of its part of the parent's image by origin_.
@@ -118,7 +130,8 @@ void TreeScatter::plan_writer(TeamImpl& team, const CollectiveOp& op) {
     const std::size_t i = at(tree_->position, child) - base;
     const std::size_t n = at(tree_->subtree_size, child);
     add(child, 0, 8 * (with_table_ ? count : 0));
-    add(child, stream_.at(image_.offset[i]), stream_.at(image_.offset[i]) + sizes_[i]);
+    add(child, stream_.at(image_.offset[i]),
+        stream_.at(image_.offset[i]) + tree_layout::image_bytes(sizes_[i]));
     if (n > 1)
       add(child, stream_.at(image_.offset[i + 1]),
           stream_.at(image_.end_of(i, n, as_span(sizes_))));
@@ -161,9 +174,56 @@ bool TreeScatter::advance(TeamImpl& team, const CollectiveOp& op, sync::WaitTarg
       return false;
     }
   }
-  if (received) return !writing_ || writer_.done();
-  blocked_on = pull_wait;
+  if (!received) {
+    blocked_on = pull_wait;
+    return false;
+  }
+  // (Once everything has arrived, the pump above caught up with the whole stream.)
+  if (writing_ && !writer_.done()) return false;
+  return finish_direct(team, op, blocked_on);
+}
+
+bool TreeScatter::any_direct(std::size_t first, std::size_t count) const {
+  for (std::size_t i = first; i < first + count; ++i) {
+    if (tree_layout::is_direct(sizes_[i])) return true;
+  }
   return false;
+}
+
+bool TreeScatter::finish_direct(TeamImpl& team, const CollectiveOp& op,
+                                sync::WaitTarget& blocked_on) {
+  if (direct_done_ || !with_table_) return true;
+  const int root = op.signature().root;
+  if (own_direct_ && !own_copied_) {
+    // The root arrived before it published its first chunk, so its address is there to read.
+    PeerArrival arrival;
+    if (read_peer_arrival(team.area(root).status(), op.op(), arrival) != PeerState::kRead) {
+      team.fail(Status::kInternal,
+                concat("the root of ", op.where(), " left before rank ", me_, " copied its block"));
+    }
+    if (!direct_copy_.step(op, team, root, arrival.address + direct_at_, arrival.shared_id,
+                           recvbuf_, own_bytes_, /*local_is_source=*/false, blocked_on))
+      return false;
+    own_copied_ = true;
+  }
+  const std::vector<int>& children = tree_->children[static_cast<std::size_t>(me_)];
+  const std::size_t base = at(tree_->position, me_);
+  for (; next_child_ < children.size(); ++next_child_) {
+    const int child = children[next_child_];
+    if (!any_direct(at(tree_->position, child) - base, at(tree_->subtree_size, child))) continue;
+    // acquire (inside reached): the child's subtree's copies are over, so the root may release
+    // sendbuf once all its children's reports are in.
+    const sync::WaitTarget t{&team.area(child).progress().copied_op, op.op(), child};
+    if (!sync::reached(t)) {
+      blocked_on = t;
+      return false;
+    }
+  }
+  const bool reports = me_ != root && (writing_ ? any_direct(0, sizes_.size()) : own_direct_);
+  // release (inside publish): this rank's copy and, acquired above, its subtree's.
+  if (reports) team.publish(team.self().progress().copied_op, op.op());
+  direct_done_ = true;
+  return true;
 }
 
 }  // namespace shmcoll

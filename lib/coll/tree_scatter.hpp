@@ -8,11 +8,18 @@
 // In scatterv only the root knows the sizes: every stream starts with the sizes of the
 // sender's subtree, from which each child computes the layout, checks its own size, and
 // writes the table of its own subtree.
+//
+// Scatterv blocks from the single-copy size on are direct (tree_layout.hpp): the streams carry
+// only each one's offset in the root's buffer, and its owner copies it from there with one
+// cross-memory copy. Completion fans in along the tree: a rank whose subtree holds a direct
+// block reports (ProgressLine::copied_op) once its own copy is over and its children with such
+// blocks have reported, and the root leaves after its children's reports.
 #pragma once
 
 #include <memory>
 #include <span>
 
+#include "coll/single_copy.hpp"
 #include "coll/tree_layout.hpp"
 #include "core/pieces.hpp"
 
@@ -25,11 +32,12 @@ class TreeScatter {
   struct Block {
     const std::byte* data = nullptr;
     std::uint64_t bytes = 0;
+    bool direct = false;  // scatterv: its owner copies it from `base` itself
   };
   // The root: every rank's block of sendbuf, by rank (its own is laid out, not sent).
-  // `with_table`: the v-form.
+  // `with_table`: the v-form. `base`: the buffer the root exposed, which direct blocks lie in.
   void start_root(TeamImpl& team, const CollectiveOp& op, bool with_table,
-                  std::span<const Block> blocks);
+                  std::span<const Block> blocks, const std::byte* base = nullptr);
   // Any other rank: receives `own_bytes` into recvbuf.
   void start_member(TeamImpl& team, const CollectiveOp& op, bool with_table,
                     std::uint64_t own_bytes, std::byte* recvbuf);
@@ -44,6 +52,10 @@ class TreeScatter {
 
  private:
   void plan_member(TeamImpl& team, const CollectiveOp& op);
+  // Direct blocks: this rank's own copy, its children's reports, and its own report.
+  bool finish_direct(TeamImpl& team, const CollectiveOp& op, sync::WaitTarget& blocked_on);
+  // Whether entries [first, first + count) of sizes_ hold a direct block.
+  bool any_direct(std::size_t first, std::size_t count) const;
   // The stream this rank writes to its children, from sizes_ and image_ of its subtree.
   void plan_writer(TeamImpl& team, const CollectiveOp& op);
   std::uint64_t ready_chunks() const;
@@ -61,6 +73,13 @@ class TreeScatter {
   tree_layout::Image parent_image_;
   tree_layout::ScatterStream parent_stream_;
   std::uint64_t origin_ = 0;  // this rank's image in its parent's image
+  // Its own block is direct: where it lies in the root's buffer (read from the stream).
+  bool own_direct_ = false;
+  std::uint64_t direct_at_ = 0;
+  SteppedTransfer direct_copy_;
+  bool own_copied_ = false;
+  bool direct_done_ = false;    // own copy over (or none), children's reports seen, reported
+  std::size_t next_child_ = 0;  // the next child whose report this rank waits for
   bool table_read_ = true;
   PieceReader reader_;
   std::uint64_t acked_ = 0;
@@ -69,7 +88,8 @@ class TreeScatter {
   bool writing_ = false;
   tree_layout::Image image_;
   tree_layout::ScatterStream stream_;
-  std::unique_ptr<std::byte[]> staging_;  // image bytes [stream_.skip, image_.bytes)
+  PlanVector<std::uint64_t> direct_offsets_;  // the root: direct blocks' offsets, in preorder
+  std::unique_ptr<std::byte[]> staging_;      // image bytes [stream_.skip, image_.bytes)
   StreamSources sources_;
   StreamWriter writer_;
   // Per child, the chunk ranges [first, last] of this rank's stream it reads.
