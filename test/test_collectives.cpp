@@ -125,15 +125,17 @@ TEST_CASE("single copy: bcast, scatter and gather matrices") {
 // Along the trees with single copy from the smallest block on. Scatter and gather: the root
 // shares blocks with its children, deeper ranks copy theirs whole from or into the root's
 // buffer, and completion fans in along the tree. Broadcast: deeper ranks read the message
-// from their parent's buffer once the parent holds it. Scatterv: every nonempty block is
-// direct, its owner copying it from the root's buffer at the offset the streams carry.
-TEST_CASE("single copy: scatterv matrix along the topology trees") {
+// from their parent's buffer once the parent holds it. Scatterv and gatherv: every nonempty
+// block is direct, its owner copying it from or into the root's buffer, at the offset the
+// streams carry (scatterv) or the root's table gives (gatherv).
+TEST_CASE("single copy: scatterv and gatherv matrices along the topology trees") {
   for (const char* topology : kSyntheticTopologies) {
     for (int n : {8, 11, 16}) {
       CAPTURE(topology);
       Options o = tree_options(topology);
       o.single_copy_min_bytes = 1;
       run_matrix(check_scatterv, true, true, n, o);
+      run_matrix(check_gatherv, true, true, n, o);
     }
   }
 }

@@ -69,7 +69,9 @@ class GathervOp final : public CollectiveOp {
   }
   bool advance_root(sync::WaitTarget& blocked_on);
   bool pump_table(sync::WaitTarget& blocked_on);
-  bool send_direct(sync::WaitTarget& blocked_on);
+  // A direct sender: its table entry from the root's stream, then its block into recvbuf.
+  bool read_direct_entry(sync::WaitTarget& blocked_on);
+  bool write_direct_block(sync::WaitTarget& blocked_on);
   bool advance_tree(sync::WaitTarget& blocked_on);
 
   const std::byte* sendbuf_ = nullptr;
@@ -87,6 +89,8 @@ class GathervOp final : public CollectiveOp {
   std::vector<int> direct_peers_;
   std::size_t next_direct_ = 0;
   bool direct_ = false;  // a sender that writes its own block
+  bool direct_started_ = false;
+  bool direct_written_ = false;
   SteppedTransfer direct_copy_;
   ScatterTableEntry entry_;
   RangeReader reader_;

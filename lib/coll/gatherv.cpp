@@ -21,7 +21,7 @@ GathervOp::GathervOp(TeamImpl& team, const void* sendbuf, Count sendcount, Datat
     sig_.bytes = validate::bytes(ctx, "sendcount", sendcount, sendtype);
     validate::buffer(ctx, "sendbuf", sendbuf, sig_.bytes);
     validate::stream_length(ctx, sig_.bytes);
-    direct_ = !tree_ && team.single_copy_for(sig_.bytes);
+    direct_ = team.single_copy_for(sig_.bytes);
     expose(sendbuf);
     lend(sendbuf, sig_.bytes);
     return;
@@ -50,7 +50,7 @@ GathervOp::GathervOp(TeamImpl& team, const void* sendbuf, Count sendcount, Datat
     lend(sendbuf, mine);
   }
   for (int r = 0; r < team.size(); ++r) {
-    if (!tree_ && r != root && team.single_copy_for(blocks[static_cast<std::size_t>(r)].bytes))
+    if (r != root && team.single_copy_for(blocks[static_cast<std::size_t>(r)].bytes))
       direct_peers_.push_back(r);
   }
   if (!direct_peers_.empty()) {
@@ -115,14 +115,13 @@ bool GathervOp::pump_table(sync::WaitTarget& blocked_on) {
   return writer_.pump(team_, fill, readers, blocked_on);
 }
 
-bool GathervOp::send_direct(sync::WaitTarget& blocked_on) {
+bool GathervOp::read_direct_entry(sync::WaitTarget& blocked_on) {
   const int me = team_.rank();
-  const std::uint64_t slot = team_.slot_bytes();
   const std::uint64_t entry_at = static_cast<std::uint64_t>(me) * sizeof(ScatterTableEntry);
-  if (!started_) {
-    reader_.start({sig_.root, op_, Kind::kGatherv, sig_.root, 0, false}, slot, entry_at,
-                  entry_at + sizeof entry_, reinterpret_cast<std::byte*>(&entry_));
-    started_ = true;
+  if (!direct_started_) {
+    reader_.start({sig_.root, op_, Kind::kGatherv, sig_.root, 0, false}, team_.slot_bytes(),
+                  entry_at, entry_at + sizeof entry_, reinterpret_cast<std::byte*>(&entry_));
+    direct_started_ = true;
   }
   if (!reader_.pull(team_, acked_, blocked_on, /*ack_last=*/false)) return false;
   // Built only for a message: at small sizes the string would cost more than the call.
@@ -136,10 +135,16 @@ bool GathervOp::send_direct(sync::WaitTarget& blocked_on) {
                                              " bytes (its recvcounts[" + std::to_string(me) +
                                              "]), this rank sends " + sig_.describe_bytes());
   }
+  return true;
+}
+
+bool GathervOp::write_direct_block(sync::WaitTarget& blocked_on) {
+  const std::uint64_t entry_at = static_cast<std::uint64_t>(team_.rank()) * sizeof(entry_);
   // The root arrived before it published the table, so its address is there to read.
   PeerArrival root;
   if (read_peer_arrival(team_.area(sig_.root).status(), op_, root) != PeerState::kRead) {
-    team_.fail(Status::kInternal, "the root of " + where() + " left before this rank's copy");
+    team_.fail(Status::kInternal, "the root of " + where() + " left before rank " +
+                                      std::to_string(team_.rank()) + "'s copy");
   }
   if (!direct_copy_.step(*this, team_, sig_.root,
                          root.address + (entry_.offset & ~ScatterTableEntry::kDirect),
@@ -147,34 +152,61 @@ bool GathervOp::send_direct(sync::WaitTarget& blocked_on) {
                          /*local_is_source=*/true, blocked_on))
     return false;
   team_.publish(team_.self().progress().copied_op, op_);
-  defer_final_ack(sync::step_consumed(StreamShape{entry_at + 1, slot}.chunk_of(entry_at)));
+  defer_final_ack(
+      sync::step_consumed(StreamShape{entry_at + 1, team_.slot_bytes()}.chunk_of(entry_at)));
   return true;
 }
 
 bool GathervOp::advance_tree(sync::WaitTarget& blocked_on) {
+  const bool is_root = team_.rank() == sig_.root;
   if (!started_) {
-    if (team_.rank() == sig_.root) {
+    if (is_root) {
+      // The table of direct blocks first, so that their senders start while the root copies
+      // its own block.
+      if (!table_.empty()) {
+        writer_.start(op_, Kind::kGatherv, sig_.root, table_.size() * sizeof(ScatterTableEntry),
+                      team_.slot_bytes());
+        sync::WaitTarget unused;
+        pump_table(unused);
+      }
       PlanVector<TreeGather::Block> blocks(blocks_.size());
-      for (std::size_t r = 0; r < blocks_.size(); ++r)
-        blocks[r] = {recvbuf_ + blocks_[r].first, blocks_[r].second};
+      for (std::size_t r = 0; r < blocks_.size(); ++r) {
+        const bool direct = !table_.empty() && (table_[r].offset & ScatterTableEntry::kDirect) != 0;
+        blocks[r] = {recvbuf_ + blocks_[r].first, blocks_[r].second, direct};
+      }
       tree_gather_.start_root(team_, *this, true, as_span(blocks));
       const auto& own = blocks_[static_cast<std::size_t>(sig_.root)];
       if (!in_place_ && own.second > 0)
         copy::copy_bytes(recvbuf_ + own.first, sendbuf_, own.second);
     } else {
-      tree_gather_.start_member(team_, *this, true, sendbuf_, sig_.bytes);
+      tree_gather_.start_member(team_, *this, true, sendbuf_, sig_.bytes, direct_);
     }
     started_ = true;
   }
+  if (is_root) {
+    if (!table_.empty() && !pump_table(blocked_on)) return false;
+  } else if (direct_ && !read_direct_entry(blocked_on)) {
+    // Before any stream of the tree is acknowledged: the entry's chunk is then still unread
+    // when this rank's acknowledgements of its children's chunks pass it.
+    return false;
+  }
   if (!tree_gather_.advance(team_, *this, blocked_on)) return false;
-  if (const std::uint64_t step = tree_gather_.deferred_ack()) defer_final_ack(step);
+  if (is_root) {
+    if (const std::uint64_t step = tree_gather_.deferred_ack()) defer_final_ack(step);
+    // recvbuf is complete once every direct sender has written its block.
+    return SingleCopyExchange::all_copied(team_, op_, direct_peers_, next_direct_, blocked_on);
+  }
+  if (direct_ && !direct_written_) {
+    if (!write_direct_block(blocked_on)) return false;
+    direct_written_ = true;
+  }
   return true;
 }
 
 bool GathervOp::advance_data(sync::WaitTarget& blocked_on) {
   if (tree_) return advance_tree(blocked_on);
   if (team_.rank() == sig_.root) return advance_root(blocked_on);
-  if (direct_) return send_direct(blocked_on);
+  if (direct_) return read_direct_entry(blocked_on) && write_direct_block(blocked_on);
   if (!started_) {
     writer_.start(op_, Kind::kGatherv, sig_.root, sig_.bytes, team_.slot_bytes());
     started_ = true;

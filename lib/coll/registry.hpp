@@ -16,6 +16,8 @@
 //   a machine with several NUMA nodes shows which is faster.
 // - Scatterv and gatherv: only the root knows the sizes, so the choice cannot depend on them:
 //   the tree when the team has no single copy (the flat path then streams every block too).
+//   With it, blocks from the single-copy size move once either way (along the tree as direct
+//   entries, tree_layout.hpp); flat stays the default until several NUMA nodes are measured.
 // - The v-forms' size tables must fit in a writer's slots (table_fits); otherwise flat.
 //
 // Single copy (Choice::single_copy, broadcast, scatter and gather; the v-forms decide block by

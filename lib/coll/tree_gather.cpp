@@ -8,13 +8,19 @@
 namespace shmcoll {
 using tree_layout::at;
 
+namespace {
+std::uint64_t entry_of(const TreeGather::Block& b) {
+  return b.direct ? b.bytes | tree_layout::kDirect : b.bytes;
+}
+}  // namespace
+
 void TreeGather::start_root(TeamImpl& team, const CollectiveOp& op, bool with_table,
                             std::span<const Block> blocks) {
   is_root_ = true;
   with_table_ = with_table;
   root_blocks_.assign(blocks.begin(), blocks.end());
   add_children(team, op);
-  sizes_[0] = root_blocks_[static_cast<std::size_t>(me_)].bytes;
+  sizes_[0] = root_blocks_[static_cast<std::size_t>(me_)].bytes;  // never direct
   if (!with_table) {
     for (std::size_t i = 1; i < sizes_.size(); ++i) sizes_[i] = sizes_[0];
   }
@@ -22,11 +28,11 @@ void TreeGather::start_root(TeamImpl& team, const CollectiveOp& op, bool with_ta
 }
 
 void TreeGather::start_member(TeamImpl& team, const CollectiveOp& op, bool with_table,
-                              const std::byte* sendbuf, std::uint64_t own_bytes) {
+                              const std::byte* sendbuf, std::uint64_t own_bytes, bool own_direct) {
   with_table_ = with_table;
   sendbuf_ = sendbuf;
   add_children(team, op);
-  sizes_[0] = own_bytes;
+  sizes_[0] = own_direct ? own_bytes | tree_layout::kDirect : own_bytes;
   if (!with_table) {
     for (std::size_t i = 1; i < sizes_.size(); ++i) sizes_[i] = own_bytes;
   }
@@ -53,7 +59,7 @@ void TreeGather::add_children(TeamImpl& team, const CollectiveOp& op) {
     if (with_table_ && !sends_table(child)) {
       // A leaf below the root: the root's recvcounts give its size, and the length its stream
       // declares is checked against it before a byte is copied, as in the flat gatherv.
-      sizes_[c.index] = root_blocks_[static_cast<std::size_t>(child)].bytes;
+      sizes_[c.index] = entry_of(root_blocks_[static_cast<std::size_t>(child)]);
       reader_.add_writer({child, op.op(), sig.kind, sig.root, 0, false, "recvcounts", true});
       continue;
     }
@@ -79,12 +85,14 @@ void TreeGather::plan(TeamImpl& team, const CollectiveOp& op) {
     // Every size against recvcounts before a byte moves: a mismatch is reported, never copied.
     for (std::size_t i = 1; i < sizes_.size(); ++i) {
       const int r = tree_->preorder[i];
-      const std::uint64_t want = root_blocks_[static_cast<std::size_t>(r)].bytes;
+      const std::uint64_t want = entry_of(root_blocks_[static_cast<std::size_t>(r)]);
+      // (Both sides mark a block direct by the same rule on its size, so equal sizes agree.)
       if (sizes_[i] != want) {
         team.fail(Status::kInvalidArgument,
                   concat("type signature mismatch in ", op.where(), " (operation #", op.op(),
-                         "): the root receives ", want, " bytes from rank ", r, " (its recvcounts[",
-                         r, "]), but rank ", r, " has ", sizes_[i], " bytes"));
+                         "): the root receives ", tree_layout::block_bytes(want),
+                         " bytes from rank ", r, " (its recvcounts[", r, "]), but rank ", r,
+                         " has ", tree_layout::block_bytes(sizes_[i]), " bytes"));
       }
     }
   }
@@ -111,9 +119,11 @@ void TreeGather::plan(TeamImpl& team, const CollectiveOp& op) {
     if (is_root_) {
       // Block by block into recvbuf: the child's image is the shift of this part of ours.
       for (std::size_t j = c.index; j < c.index + c.count; ++j) {
+        // A direct block's place holds nothing the root needs: it lands in a sink.
         const std::uint64_t begin = table + image_.offset[j] - origin;
-        reader_.add_piece(w, begin, begin + sizes_[j],
-                          root_blocks_[static_cast<std::size_t>(tree_->preorder[j])].data);
+        const Block& b = root_blocks_[static_cast<std::size_t>(tree_->preorder[j])];
+        reader_.add_piece(w, begin, begin + tree_layout::image_bytes(sizes_[j]),
+                          b.direct ? reinterpret_cast<std::byte*>(&direct_image_) : b.data);
       }
     } else if (length > 0) {
       std::byte* dst = staging_.get() + (origin - image_.children_start);
@@ -132,7 +142,12 @@ void TreeGather::plan(TeamImpl& team, const CollectiveOp& op) {
   if (table > 0) {
     sources_.add(0, reinterpret_cast<const std::byte*>(sizes_.data()), 8 * sizes_.size());
   }
-  sources_.add(table, sendbuf_, sizes_[0]);
+  if (tree_layout::is_direct(sizes_[0])) {
+    sources_.add(table, reinterpret_cast<const std::byte*>(&direct_image_),
+                 tree_layout::kDirectImageBytes);
+  } else {
+    sources_.add(table, sendbuf_, sizes_[0]);
+  }
   if (staging_)
     sources_.add(table + image_.children_start, staging_.get(),
                  image_.bytes - image_.children_start);

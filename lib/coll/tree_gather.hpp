@@ -27,14 +27,16 @@ class TreeGather {
   struct Block {
     std::byte* data = nullptr;
     std::uint64_t bytes = 0;
+    bool direct = false;  // gatherv: its sender writes it into recvbuf itself (single copy)
   };
   // The root: where every rank's block goes in recvbuf and its size, by rank (its own is
   // laid out, not received). `with_table`: the v-form.
   void start_root(TeamImpl& team, const CollectiveOp& op, bool with_table,
                   std::span<const Block> blocks);
-  // Any other rank: sends `own_bytes` from sendbuf.
+  // Any other rank: sends `own_bytes` from sendbuf; `own_direct`: only the entry, the block
+  // moves with one copy (GathervOp).
   void start_member(TeamImpl& team, const CollectiveOp& op, bool with_table,
-                    const std::byte* sendbuf, std::uint64_t own_bytes);
+                    const std::byte* sendbuf, std::uint64_t own_bytes, bool own_direct = false);
   bool advance(TeamImpl& team, const CollectiveOp& op, sync::WaitTarget& blocked_on);
   // Whether the data stage compared `peer`'s collective, root and sizes with this rank's (it
   // read a stream from it), so the agree stage need not.
@@ -70,6 +72,8 @@ class TreeGather {
   PlanVector<std::uint64_t> table_again_;  // the second pass's copy of the children's tables
   tree_layout::Image image_;
   std::uint64_t table_ = 0;  // the table at the head of this rank's stream (set by plan)
+  // A direct block's place in an image: what a sender writes there, where the root reads it.
+  std::uint64_t direct_image_ = 0;
   struct Child {
     int rank;
     std::size_t index;        // preorder index in this rank's subtree

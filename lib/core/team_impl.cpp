@@ -78,7 +78,15 @@ void TeamImpl::publish_arrival(std::uint64_t op, const OpSignature& sig, const v
 }
 
 void TeamImpl::publish_step(std::uint64_t op, std::uint64_t step) {
-  publish(self().progress().tag, make_tag(op, step));
+  // The tag only grows. A rank that reads the streams of several writers in one operation (a
+  // tree gatherv sender reads its children's and the root's table) acknowledges each on its
+  // own; writers compare the tag with >=, so a lower acknowledgement after a higher one is
+  // already given by it (GathervOp reads the root's entry before it acknowledges anything).
+  const std::uint64_t tag = make_tag(op, step);
+  if (tag > published_progress_) {
+    published_progress_ = tag;
+    publish(self().progress().tag, tag);
+  }
   // Departing is the last chance to wake peers that sleep on something this rank published.
   if (step == sync::kStepDone) wake_sleepers();
 }

@@ -143,6 +143,7 @@ class TeamImpl final : public sync::WaitObserver {
   std::vector<pid_t> pids_;
   std::vector<topology::Place> places_;                 // every rank's place, from team formation
   std::vector<std::unique_ptr<topology::Tree>> trees_;  // by root
+  std::uint64_t published_progress_ = 0;                // the last tag publish_step stored
   bool oversubscribed_ = false;  // more ranks than CPUs to run on (the same on every rank)
   bool single_copy_ = false;     // every pair of ranks passed the CMA probe at formation
   std::string single_copy_why_;  // why not, when it did not
