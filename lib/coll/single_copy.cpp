@@ -265,24 +265,40 @@ void SingleCopyExchange::drain(const CollectiveOp& op, TeamImpl& team) {
   }
 }
 
+namespace {
+// Whether `peer` has reported this operation's copies (`done`); else the wait for it.
+bool reported(TeamImpl& team, int peer, std::uint64_t done, sync::WaitTarget& blocked_on) {
+  if (team.progress_reached(peer, done)) return true;
+  blocked_on = {&team.area(peer).progress().tag, done, peer};
+  return false;
+}
+}  // namespace
+
+bool SingleCopyExchange::move_own_part(CollectiveOp& op, TeamImpl& team,
+                                       sync::WaitTarget& blocked_on) {
+  return team.rank() == op.signature().root ? move_root_share(op, team, blocked_on)
+                                            : move_peer_share(op, team, blocked_on);
+}
+
+bool SingleCopyExchange::children_reported(TeamImpl& team, int root, std::uint64_t done,
+                                           sync::WaitTarget& blocked_on) {
+  for (int peer; (peer = waited_peer(team, root, next_peer_)) >= 0; ++next_peer_) {
+    if (!reported(team, peer, done, blocked_on)) return false;
+  }
+  return true;
+}
+
 bool SingleCopyExchange::advance_relay(CollectiveOp& op, TeamImpl& team,
                                        sync::WaitTarget& blocked_on) {
   const int root = op.signature().root;
-  const bool is_root = team.rank() == root;
   const std::uint64_t done = make_tag(op.op(), sync::step_consumed(0));
   if (stage_ == Stage::kMove) {
-    if (!(is_root ? move_root_share(op, team, blocked_on)
-                  : move_peer_share(op, team, blocked_on))) {
-      return false;
-    }
+    if (!move_own_part(op, team, blocked_on)) return false;
     stage_ = Stage::kRoot;
   }
   if (stage_ == Stage::kRoot) {
     // A child of the root holds the message once the root's share has landed too.
-    if (shares_with_root(team, root) && !team.progress_reached(root, done)) {
-      blocked_on = {&team.area(root).progress().tag, done, root};
-      return false;
-    }
+    if (shares_with_root(team, root) && !reported(team, root, done, blocked_on)) return false;
     // release (inside publish): the message in this rank's buffer, moved by system calls on
     // this CPU and (acquired just above) the root's, is visible to the children that acquire
     // this report before they read it.
@@ -291,13 +307,7 @@ bool SingleCopyExchange::advance_relay(CollectiveOp& op, TeamImpl& team,
     next_peer_ = 0;
   }
   // This rank's buffer may be released only after its children have read it.
-  for (int peer; (peer = waited_peer(team, root, next_peer_)) >= 0; ++next_peer_) {
-    if (!team.progress_reached(peer, done)) {
-      blocked_on = {&team.area(peer).progress().tag, done, peer};
-      return false;
-    }
-  }
-  return true;
+  return children_reported(team, root, done, blocked_on);
 }
 
 bool SingleCopyExchange::advance(CollectiveOp& op, TeamImpl& team, sync::WaitTarget& blocked_on) {
@@ -306,10 +316,7 @@ bool SingleCopyExchange::advance(CollectiveOp& op, TeamImpl& team, sync::WaitTar
   const bool is_root = team.rank() == root;
   const std::uint64_t done = make_tag(op.op(), sync::step_consumed(0));
   if (stage_ == Stage::kMove) {
-    if (!(is_root ? move_root_share(op, team, blocked_on)
-                  : move_peer_share(op, team, blocked_on))) {
-      return false;
-    }
+    if (!move_own_part(op, team, blocked_on)) return false;
     // The root reports at once: its children wait for its shares, not for its subtree.
     // release (inside publish): the bytes this rank moved, by a system call on its CPU, are
     // visible to whoever acquires this step.
@@ -320,12 +327,7 @@ bool SingleCopyExchange::advance(CollectiveOp& op, TeamImpl& team, sync::WaitTar
   if (stage_ == Stage::kChildren) {
     // Neither the root's buffer nor (gather) what landed in it may be released or read before
     // every rank below has finished with it.
-    for (int peer; (peer = waited_peer(team, root, next_peer_)) >= 0; ++next_peer_) {
-      if (!team.progress_reached(peer, done)) {
-        blocked_on = {&team.area(peer).progress().tag, done, peer};
-        return false;
-      }
-    }
+    if (!children_reported(team, root, done, blocked_on)) return false;
     // release: this rank's own copy, and (acquired just above, so ordered before this store)
     // its children's reports of their subtrees: whoever acquires this report sees the whole
     // subtree's copies over.
@@ -333,11 +335,7 @@ bool SingleCopyExchange::advance(CollectiveOp& op, TeamImpl& team, sync::WaitTar
     stage_ = Stage::kRoot;
   }
   // The root's share moves into or out of this rank's buffer: wait until it is over.
-  if (shares_with_root(team, root) && !team.progress_reached(root, done)) {
-    blocked_on = {&team.area(root).progress().tag, done, root};
-    return false;
-  }
-  return true;
+  return !shares_with_root(team, root) || reported(team, root, done, blocked_on);
 }
 
 }  // namespace shmcoll

@@ -132,6 +132,10 @@ class SingleCopyExchange {
  private:
   bool move_root_share(CollectiveOp& op, TeamImpl& team, sync::WaitTarget& blocked_on);
   bool move_peer_share(CollectiveOp& op, TeamImpl& team, sync::WaitTarget& blocked_on);
+  bool move_own_part(CollectiveOp& op, TeamImpl& team, sync::WaitTarget& blocked_on);
+  // Whether every rank waited_peer names from next_peer_ on has reported `done`.
+  bool children_reported(TeamImpl& team, int root, std::uint64_t done,
+                         sync::WaitTarget& blocked_on);
   // The ranks this rank waits for before it leaves, and (the root) shares blocks with: along a
   // tree its children, flat the root every other rank and the others none. -1 past the end.
   int waited_peer(const TeamImpl& team, int root, int i) const;
