@@ -142,6 +142,9 @@ TEST_CASE("garbage in a peer's control lines and slots is an error, never a stra
           o.single_copy = SingleCopy::kAlways;  // broadcast too, oversubscribed
           Team team(ctx.bootstrap, o);
           team.barrier();
+          // Every rank out of that barrier (whose last checks read the peers' status lines)
+          // before the garbage lands.
+          ctx.bootstrap.barrier();
           if (ctx.rank == kHostile) {
             std::byte* base = find_segment_mapping();
             if (!ctx.check(base != nullptr, "segment mapping not found")) return;
