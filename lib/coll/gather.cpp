@@ -48,9 +48,7 @@ bool GatherOp::advance_data(sync::WaitTarget& blocked_on) {
     if (along_tree && !single_copy) {
       if (root) {
         if (!in_place_) copy::copy_bytes(recvbuf_ + me * b, sendbuf_, b);
-        PlanVector<TreeGather::Block> blocks(static_cast<std::size_t>(n));
-        for (int r = 0; r < n; ++r) blocks[static_cast<std::size_t>(r)] = {recvbuf_ + r * b, b};
-        tree_gather_.start_root(team_, *this, false, as_span(blocks));
+        tree_gather_.start_root(team_, *this, recvbuf_, b);
       } else {
         tree_gather_.start_member(team_, *this, false, sendbuf_, b);
       }

@@ -169,12 +169,11 @@ bool GathervOp::advance_tree(sync::WaitTarget& blocked_on) {
         sync::WaitTarget unused;
         pump_table(unused);
       }
-      PlanVector<TreeGather::Block> blocks(blocks_.size());
-      for (std::size_t r = 0; r < blocks_.size(); ++r) {
+      tree_gather_.start_root(team_, *this, team_.size(), [&](int rank) {
+        const auto r = static_cast<std::size_t>(rank);
         const bool direct = !table_.empty() && (table_[r].offset & ScatterTableEntry::kDirect) != 0;
-        blocks[r] = {recvbuf_ + blocks_[r].first, blocks_[r].second, direct};
-      }
-      tree_gather_.start_root(team_, *this, true, as_span(blocks));
+        return TreeGather::Block{recvbuf_ + blocks_[r].first, blocks_[r].second, direct};
+      });
       const auto& own = blocks_[static_cast<std::size_t>(sig_.root)];
       if (!in_place_ && own.second > 0)
         copy::copy_bytes(recvbuf_ + own.first, sendbuf_, own.second);

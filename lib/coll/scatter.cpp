@@ -38,9 +38,7 @@ bool ScatterOp::advance_data(sync::WaitTarget& blocked_on) {
     if (along_tree && !single_copy) {
       if (root) {
         if (!in_place_) copy::copy_bytes(recvbuf_, sendbuf_ + me * b, b);
-        PlanVector<TreeScatter::Block> blocks(static_cast<std::size_t>(n));
-        for (int r = 0; r < n; ++r) blocks[static_cast<std::size_t>(r)] = {sendbuf_ + r * b, b};
-        tree_scatter_.start_root(team_, *this, false, as_span(blocks));
+        tree_scatter_.start_root(team_, *this, sendbuf_, b);
       } else {
         tree_scatter_.start_member(team_, *this, false, b, recvbuf_);
       }

@@ -125,7 +125,7 @@ bool ScattervOp::copy_direct_block(sync::WaitTarget& blocked_on) {
 bool ScattervOp::advance_tree(sync::WaitTarget& blocked_on) {
   if (stage_ == Stage::kStart) {
     if (team_.rank() == sig_.root) {
-      tree_scatter_.start_root(team_, *this, true, as_span(tree_blocks_), sendbuf_);
+      tree_scatter_.start_root(team_, *this, as_span(tree_blocks_), sendbuf_);
       if (copy_own_.second > 0) {
         // Publish what can go out at once before copying the root's own block, so that the
         // children (and direct copies below) start in parallel with that copy.

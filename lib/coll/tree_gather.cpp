@@ -8,21 +8,24 @@
 namespace shmcoll {
 using tree_layout::at;
 
-namespace {
-std::uint64_t entry_of(const TreeGather::Block& b) {
-  return b.direct ? b.bytes | tree_layout::kDirect : b.bytes;
+void TreeGather::start_root(TeamImpl& team, const CollectiveOp& op, std::byte* recvbuf,
+                            std::uint64_t block) {
+  with_table_ = false;
+  uniform_base_ = recvbuf;
+  uniform_bytes_ = block;
+  begin_root(team, op, block);
 }
-}  // namespace
 
-void TreeGather::start_root(TeamImpl& team, const CollectiveOp& op, bool with_table,
-                            std::span<const Block> blocks) {
+void TreeGather::start_root_from_blocks(TeamImpl& team, const CollectiveOp& op) {
+  begin_root(team, op, root_entries_[static_cast<std::size_t>(op.signature().root)]);
+}
+
+void TreeGather::begin_root(TeamImpl& team, const CollectiveOp& op, std::uint64_t own_bytes) {
   is_root_ = true;
-  with_table_ = with_table;
-  root_blocks_.assign(blocks.begin(), blocks.end());
   add_children(team, op);
-  sizes_[0] = root_blocks_[static_cast<std::size_t>(me_)].bytes;  // never direct
-  if (!with_table) {
-    for (std::size_t i = 1; i < sizes_.size(); ++i) sizes_[i] = sizes_[0];
+  sizes_[0] = own_bytes;  // never direct
+  if (!with_table_) {
+    for (std::size_t i = 1; i < sizes_.size(); ++i) sizes_[i] = own_bytes;
   }
   if (tables_read_) plan(team, op);
 }
@@ -49,22 +52,22 @@ void TreeGather::add_children(TeamImpl& team, const CollectiveOp& op) {
   tree_ = &team.tree(sig.root);
   me_ = team.rank();
   sizes_.assign(at(tree_->subtree_size, me_), 0);
-  reader_.reset(op.op(), team.slot_bytes());
+  reader_.reset(op.op(), sig.kind, sig.root, team.slot_bytes());
   children_.clear();
   tables_read_ = true;
   const std::size_t base = at(tree_->position, me_);
   for (int child : tree_->children[static_cast<std::size_t>(me_)]) {
-    const Child c{child, at(tree_->position, child) - base, at(tree_->subtree_size, child)};
-    children_.push_back(c);
+    // In place, not copied from a temporary (see PieceReader::add_writer).
+    const Child& c = children_.emplace_back(child, at(tree_->position, child) - base,
+                                            at(tree_->subtree_size, child));
     if (with_table_ && !sends_table(child)) {
       // A leaf below the root: the root's recvcounts give its size, and the length its stream
       // declares is checked against it before a byte is copied, as in the flat gatherv.
-      sizes_[c.index] = entry_of(root_blocks_[static_cast<std::size_t>(child)]);
-      reader_.add_writer({child, op.op(), sig.kind, sig.root, 0, false, "recvcounts", true});
+      sizes_[c.index] = root_entry(child);
+      reader_.add_writer(child, "recvcounts", true);
       continue;
     }
-    reader_.add_writer({child, op.op(), sig.kind, sig.root, 0, false,
-                        with_table_ ? "sendcount" : "recvcount", false});
+    reader_.add_writer(child, with_table_ ? "sendcount" : "recvcount", false);
     if (with_table_) {
       // First pass: the children's tables, straight into this rank's (they are its subtree's
       // sizes in preorder), without acknowledging: their chunks hold data read afterwards.
@@ -85,7 +88,7 @@ void TreeGather::plan(TeamImpl& team, const CollectiveOp& op) {
     // Every size against recvcounts before a byte moves: a mismatch is reported, never copied.
     for (std::size_t i = 1; i < sizes_.size(); ++i) {
       const int r = tree_->preorder[i];
-      const std::uint64_t want = entry_of(root_blocks_[static_cast<std::size_t>(r)]);
+      const std::uint64_t want = root_entry(r);
       // (Both sides mark a block direct by the same rule on its size, so equal sizes agree.)
       if (sizes_[i] != want) {
         team.fail(Status::kInvalidArgument,
@@ -121,9 +124,10 @@ void TreeGather::plan(TeamImpl& team, const CollectiveOp& op) {
       for (std::size_t j = c.index; j < c.index + c.count; ++j) {
         // A direct block's place holds nothing the root needs: it lands in a sink.
         const std::uint64_t begin = table + image_.offset[j] - origin;
-        const Block& b = root_blocks_[static_cast<std::size_t>(tree_->preorder[j])];
         reader_.add_piece(w, begin, begin + tree_layout::image_bytes(sizes_[j]),
-                          b.direct ? reinterpret_cast<std::byte*>(&direct_image_) : b.data);
+                          tree_layout::is_direct(sizes_[j])
+                              ? reinterpret_cast<std::byte*>(&direct_image_)
+                              : root_destination(tree_->preorder[j]));
       }
     } else if (length > 0) {
       std::byte* dst = staging_.get() + (origin - image_.children_start);

@@ -29,10 +29,25 @@ class TreeGather {
     std::uint64_t bytes = 0;
     bool direct = false;  // gatherv: its sender writes it into recvbuf itself (single copy)
   };
-  // The root: where every rank's block goes in recvbuf and its size, by rank (its own is
-  // laid out, not received). `with_table`: the v-form.
-  void start_root(TeamImpl& team, const CollectiveOp& op, bool with_table,
-                  std::span<const Block> blocks);
+  // The root of gather: rank r's block goes to the `block` bytes at recvbuf + r x block (its
+  // own is laid out, not received).
+  void start_root(TeamImpl& team, const CollectiveOp& op, std::byte* recvbuf, std::uint64_t block);
+  // The root of gatherv: block_of(r) is where rank r's block goes in recvbuf and its size.
+  template <class BlockOf>
+  void start_root(TeamImpl& team, const CollectiveOp& op, int nranks, BlockOf&& block_of) {
+    with_table_ = true;
+    // Kept as plain words, filled in place: copying a freshly written list of blocks costs
+    // more than a small call's whole plan (the copy's wide loads wait for the narrow stores).
+    root_entries_.resize(static_cast<std::size_t>(nranks));
+    root_destinations_.resize(static_cast<std::size_t>(nranks));
+    for (int r = 0; r < nranks; ++r) {
+      const Block b = block_of(r);
+      root_entries_[static_cast<std::size_t>(r)] =
+          b.direct ? b.bytes | tree_layout::kDirect : b.bytes;
+      root_destinations_[static_cast<std::size_t>(r)] = b.data;
+    }
+    start_root_from_blocks(team, op);
+  }
   // Any other rank: sends `own_bytes` from sendbuf; `own_direct`: only the entry, the block
   // moves with one copy (GathervOp).
   void start_member(TeamImpl& team, const CollectiveOp& op, bool with_table,
@@ -53,6 +68,17 @@ class TreeGather {
   }
 
  private:
+  // The root: rank r's table entry (its size, with kDirect for a direct block) and where its
+  // block goes.
+  std::uint64_t root_entry(int r) const {
+    return with_table_ ? root_entries_[static_cast<std::size_t>(r)] : uniform_bytes_;
+  }
+  std::byte* root_destination(int r) const {
+    return with_table_ ? root_destinations_[static_cast<std::size_t>(r)]
+                       : uniform_base_ + static_cast<std::uint64_t>(r) * uniform_bytes_;
+  }
+  void begin_root(TeamImpl& team, const CollectiveOp& op, std::uint64_t own_bytes);
+  void start_root_from_blocks(TeamImpl& team, const CollectiveOp& op);
   void add_children(TeamImpl& team, const CollectiveOp& op);
   // gatherv: whether `rank`'s stream starts with its subtree's sizes. Not a leaf's below the
   // root, which knows that size from recvcounts: its stream is its block alone.
@@ -66,7 +92,10 @@ class TreeGather {
   bool is_root_ = false;
   bool with_table_ = false;
   const std::byte* sendbuf_ = nullptr;
-  PlanVector<Block> root_blocks_;  // the root's destinations, by rank
+  PlanVector<std::uint64_t> root_entries_;  // gatherv's root, by rank (see root_entry)
+  PlanVector<std::byte*> root_destinations_;
+  std::byte* uniform_base_ = nullptr;  // gather's root: recvbuf and the block size
+  std::uint64_t uniform_bytes_ = 0;
   // Block sizes of this rank's subtree in preorder: its own, then its children's tables.
   PlanVector<std::uint64_t> sizes_;
   PlanVector<std::uint64_t> table_again_;  // the second pass's copy of the children's tables

@@ -8,24 +8,41 @@
 namespace shmcoll {
 using tree_layout::at;
 
-void TreeScatter::start_root(TeamImpl& team, const CollectiveOp& op, bool with_table,
-                             std::span<const Block> blocks, const std::byte* base) {
+void TreeScatter::start_root(TeamImpl& team, const CollectiveOp& op, const std::byte* sendbuf,
+                             std::uint64_t block) {
+  plan_root(
+      team, op, false,
+      [&](int r) {
+        return Block{sendbuf + static_cast<std::uint64_t>(r) * block, block};
+      },
+      sendbuf);
+}
+
+void TreeScatter::start_root(TeamImpl& team, const CollectiveOp& op, std::span<const Block> blocks,
+                             const std::byte* base) {
+  plan_root(
+      team, op, true, [&](int r) { return blocks[static_cast<std::size_t>(r)]; }, base);
+}
+
+template <class BlockOf>
+void TreeScatter::plan_root(TeamImpl& team, const CollectiveOp& op, bool with_table,
+                            BlockOf&& block_of, const std::byte* base) {
   const int root = op.signature().root;
   tree_ = &team.tree(root);
   me_ = root;
   with_table_ = with_table;
   sizes_.resize(tree_->preorder.size());
-  direct_offsets_.assign(sizes_.size(), 0);
+  direct_offsets_.resize(sizes_.size());
   for (std::size_t i = 0; i < sizes_.size(); ++i) {
-    const Block& b = blocks[static_cast<std::size_t>(tree_->preorder[i])];
+    const Block b = block_of(tree_->preorder[i]);
     sizes_[i] = b.direct ? b.bytes | tree_layout::kDirect : b.bytes;
-    if (b.direct) direct_offsets_[i] = static_cast<std::uint64_t>(b.data - base);
+    direct_offsets_[i] = b.direct ? static_cast<std::uint64_t>(b.data - base) : 0;
   }
   tree_layout::lay_out(*tree_, root, as_span(sizes_), image_);
   writing_ = true;
   plan_writer(team, op);
   for (std::size_t i = 1; i < sizes_.size(); ++i) {
-    const Block& b = blocks[static_cast<std::size_t>(tree_->preorder[i])];
+    const Block b = block_of(tree_->preorder[i]);
     const auto* offset = reinterpret_cast<const std::byte*>(&direct_offsets_[i]);
     sources_.add(stream_.at(image_.offset[i]), b.direct ? offset : b.data,
                  tree_layout::image_bytes(sizes_[i]));
@@ -42,9 +59,8 @@ void TreeScatter::start_member(TeamImpl& team, const CollectiveOp& op, bool with
   recvbuf_ = recvbuf;
   parent_ = tree_->parent[static_cast<std::size_t>(me_)];
   const std::size_t count = at(tree_->subtree_size, parent_);
-  reader_.reset(op.op(), team.slot_bytes());
-  reader_.add_writer({parent_, op.op(), sig.kind, sig.root, 0, false,
-                      with_table ? "sendcounts" : "recvcount", false});
+  reader_.reset(op.op(), sig.kind, sig.root, team.slot_bytes());
+  reader_.add_writer(parent_, with_table ? "sendcounts" : "recvcount", false);
   if (with_table) {
     // First pass: the sizes of the parent's subtree, without acknowledging (the table's
     // chunks hold data this rank reads in the second pass).
@@ -123,7 +139,7 @@ void TreeScatter::plan_writer(TeamImpl& team, const CollectiveOp& op) {
   const std::uint64_t slot = team.slot_bytes();
   reads_.clear();
   auto add = [&](int child, std::uint64_t begin, std::uint64_t end) {
-    if (begin < end) reads_.push_back({child, begin / slot, (end - 1) / slot});
+    if (begin < end) reads_.emplace_back(child, begin / slot, (end - 1) / slot);
   };
   const std::size_t base = at(tree_->position, me_);
   for (int child : tree_->children[static_cast<std::size_t>(me_)]) {

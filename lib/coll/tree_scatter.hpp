@@ -34,10 +34,14 @@ class TreeScatter {
     std::uint64_t bytes = 0;
     bool direct = false;  // scatterv: its owner copies it from `base` itself
   };
-  // The root: every rank's block of sendbuf, by rank (its own is laid out, not sent).
-  // `with_table`: the v-form. `base`: the buffer the root exposed, which direct blocks lie in.
-  void start_root(TeamImpl& team, const CollectiveOp& op, bool with_table,
-                  std::span<const Block> blocks, const std::byte* base = nullptr);
+  // The root of scatter: rank r's block is the `block` bytes at sendbuf + r x block (its own
+  // is laid out, not sent).
+  void start_root(TeamImpl& team, const CollectiveOp& op, const std::byte* sendbuf,
+                  std::uint64_t block);
+  // The root of scatterv: every rank's block of sendbuf, by rank. `base`: the buffer the root
+  // exposed, which direct blocks lie in.
+  void start_root(TeamImpl& team, const CollectiveOp& op, std::span<const Block> blocks,
+                  const std::byte* base);
   // Any other rank: receives `own_bytes` into recvbuf.
   void start_member(TeamImpl& team, const CollectiveOp& op, bool with_table,
                     std::uint64_t own_bytes, std::byte* recvbuf);
@@ -51,6 +55,10 @@ class TreeScatter {
   }
 
  private:
+  // The root's plan, whose block of rank r is block_of(r) (one pass, no list built first).
+  template <class BlockOf>
+  void plan_root(TeamImpl& team, const CollectiveOp& op, bool with_table, BlockOf&& block_of,
+                 const std::byte* base);
   void plan_member(TeamImpl& team, const CollectiveOp& op);
   // Direct blocks: this rank's own copy, its children's reports, and its own report.
   bool finish_direct(TeamImpl& team, const CollectiveOp& op, sync::WaitTarget& blocked_on);

@@ -17,7 +17,7 @@ class StreamSources {
   void clear() { pieces_.clear(); }
   // In increasing, non-overlapping order; empty pieces are dropped.
   void add(std::uint64_t offset, const std::byte* src, std::uint64_t bytes) {
-    if (bytes > 0) pieces_.push_back({offset, src, bytes});
+    if (bytes > 0) pieces_.emplace_back(offset, src, bytes);  // in place (see add_writer)
   }
   // Writes stream bytes [offset, offset + length) to dst (dst is stream offset `offset`).
   void fill(std::byte* dst, std::uint64_t offset, std::uint64_t length) const;
@@ -47,21 +47,34 @@ bool pump_sources(TeamImpl& team, StreamWriter& writer, const StreamSources& sou
 // follows too).
 class PieceReader {
  public:
-  void reset(std::uint64_t op, std::uint64_t slot_bytes) {
+  void reset(std::uint64_t op, Kind kind, int root, std::uint64_t slot_bytes) {
     op_ = op;
+    kind_ = kind;
+    root_ = root;
     slot_bytes_ = slot_bytes;
     writers_.clear();
     restart();
   }
-  // Returns the writer's index for add_piece.
-  std::size_t add_writer(const StreamSource& src) {
-    writers_.push_back({src, {}, 0});
+  // Reads `writer`'s stream of this operation, whose length becomes known later (source(w)).
+  // `count_name`, `indexed`: as in StreamSource. Returns the writer's index for add_piece.
+  std::size_t add_writer(int writer, const char* count_name, bool indexed) {
+    // Built in place, field by field: copying a freshly built StreamSource as a whole cost
+    // more than the rest of a small call's plan (its wide loads wait for narrow stores).
+    Writer& w = writers_.emplace_back();
+    w.src.writer = writer;
+    w.src.op = op_;
+    w.src.kind = kind_;
+    w.src.root = root_;
+    w.src.bytes = 0;
+    w.src.bytes_known = false;
+    w.src.count_name = count_name;
+    w.src.indexed = indexed;
     return writers_.size() - 1;
   }
   StreamSource& source(std::size_t w) { return writers_[w].src; }
   // Stream bytes [begin, end) go to dst. Per writer in increasing order; empty pieces dropped.
   void add_piece(std::size_t w, std::uint64_t begin, std::uint64_t end, std::byte* dst) {
-    if (begin < end) writers_[w].pieces.push_back({begin, end, dst});
+    if (begin < end) writers_[w].pieces.emplace_back(begin, end, dst);
   }
   // Forgets the pieces (not the writers) and starts again from chunk 0: after a first pass that
   // read only the tables, whose chunks hold data read in the second pass.
@@ -104,6 +117,8 @@ class PieceReader {
   bool next_round(std::uint64_t& round) const;
 
   std::uint64_t op_ = 0;
+  Kind kind_ = Kind::kBcast;
+  int root_ = 0;
   std::uint64_t slot_bytes_ = 0;
   PlanVector<Writer, 4> writers_;
   std::uint64_t round_ = 0;  // the chunk index being read
