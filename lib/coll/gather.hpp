@@ -73,6 +73,7 @@ class GathervOp final : public CollectiveOp {
   bool read_direct_entry(sync::WaitTarget& blocked_on);
   bool write_direct_block(sync::WaitTarget& blocked_on);
   bool advance_tree(sync::WaitTarget& blocked_on);
+  void plan_before_arrival() override;
 
   const std::byte* sendbuf_ = nullptr;
   std::byte* recvbuf_ = nullptr;

@@ -157,6 +157,19 @@ bool GathervOp::write_direct_block(sync::WaitTarget& blocked_on) {
   return true;
 }
 
+void GathervOp::plan_before_arrival() {
+  if (!tree_) return;
+  if (team_.rank() == sig_.root) {
+    tree_gather_.start_root(team_, *this, team_.size(), [&](int rank) {
+      const auto r = static_cast<std::size_t>(rank);
+      const bool direct = !table_.empty() && (table_[r].offset & ScatterTableEntry::kDirect) != 0;
+      return TreeGather::Block{recvbuf_ + blocks_[r].first, blocks_[r].second, direct};
+    });
+  } else {
+    tree_gather_.start_member(team_, *this, true, sendbuf_, sig_.bytes, direct_);
+  }
+}
+
 bool GathervOp::advance_tree(sync::WaitTarget& blocked_on) {
   const bool is_root = team_.rank() == sig_.root;
   if (!started_) {
@@ -169,16 +182,9 @@ bool GathervOp::advance_tree(sync::WaitTarget& blocked_on) {
         sync::WaitTarget unused;
         pump_table(unused);
       }
-      tree_gather_.start_root(team_, *this, team_.size(), [&](int rank) {
-        const auto r = static_cast<std::size_t>(rank);
-        const bool direct = !table_.empty() && (table_[r].offset & ScatterTableEntry::kDirect) != 0;
-        return TreeGather::Block{recvbuf_ + blocks_[r].first, blocks_[r].second, direct};
-      });
       const auto& own = blocks_[static_cast<std::size_t>(sig_.root)];
       if (!in_place_ && own.second > 0)
         copy::copy_bytes(recvbuf_ + own.first, sendbuf_, own.second);
-    } else {
-      tree_gather_.start_member(team_, *this, true, sendbuf_, sig_.bytes, direct_);
     }
     started_ = true;
   }

@@ -67,6 +67,7 @@ class ScattervOp final : public CollectiveOp {
 
   bool advance_root(sync::WaitTarget& blocked_on);
   bool advance_tree(sync::WaitTarget& blocked_on);
+  void plan_before_arrival() override;
   bool copy_direct_block(sync::WaitTarget& blocked_on);
 
   enum class Stage { kStart, kEntry, kBlock, kDirect };

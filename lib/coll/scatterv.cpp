@@ -122,10 +122,18 @@ bool ScattervOp::copy_direct_block(sync::WaitTarget& blocked_on) {
   return true;
 }
 
+void ScattervOp::plan_before_arrival() {
+  if (!tree_) return;
+  if (team_.rank() == sig_.root) {
+    tree_scatter_.start_root(team_, *this, as_span(tree_blocks_), sendbuf_);
+  } else {
+    tree_scatter_.start_member(team_, *this, true, sig_.bytes, recvbuf_);
+  }
+}
+
 bool ScattervOp::advance_tree(sync::WaitTarget& blocked_on) {
   if (stage_ == Stage::kStart) {
     if (team_.rank() == sig_.root) {
-      tree_scatter_.start_root(team_, *this, as_span(tree_blocks_), sendbuf_);
       if (copy_own_.second > 0) {
         // Publish what can go out at once before copying the root's own block, so that the
         // children (and direct copies below) start in parallel with that copy.
@@ -133,8 +141,6 @@ bool ScattervOp::advance_tree(sync::WaitTarget& blocked_on) {
         tree_scatter_.advance(team_, *this, later);
         copy::copy_bytes(recvbuf_, copy_own_.first, copy_own_.second);
       }
-    } else {
-      tree_scatter_.start_member(team_, *this, true, sig_.bytes, recvbuf_);
     }
     stage_ = Stage::kBlock;
   }

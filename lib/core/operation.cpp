@@ -93,6 +93,7 @@ void CollectiveOp::flush_deferred_ack() {
 void CollectiveOp::arrive() {
   if (stage_ != Stage::kStart) return;
   op_ = team_.next_op();
+  plan_before_arrival();
   team_.publish_arrival(op_, sig_, exposed_);
   fault_point(FaultPoint::kArrived);
   stage_ = Stage::kData;
