@@ -90,8 +90,16 @@ struct ScatterStream {
   std::uint64_t bytes = 0;  // the stream's length
   std::uint64_t at(std::uint64_t image_offset) const { return table + image_offset - skip; }
 };
-// `table_entries`: the v-forms' table rows (0: no table).
-ScatterStream scatter_stream(const Image& image, std::size_t table_entries);
+// `table_entries`: the v-forms' table rows (0: no table). Inline, so that callers build the
+// result where it lives: a copy of a freshly returned struct waits on the stores that wrote it.
+inline ScatterStream scatter_stream(const Image& image, std::size_t table_entries) {
+  ScatterStream s;
+  s.skip = align_down(image.children_start);
+  const std::uint64_t payload = image.bytes > image.children_start ? image.bytes - s.skip : 0;
+  s.table = table_entries > 0 ? table_bytes(table_entries, payload) : 0;
+  s.bytes = s.table + payload;
+  return s;
+}
 
 // A gather stream carries the sender's whole image after the table: image offset o is at
 // stream offset table + o.

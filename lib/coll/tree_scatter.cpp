@@ -32,20 +32,20 @@ void TreeScatter::plan_root(TeamImpl& team, const CollectiveOp& op, bool with_ta
   me_ = root;
   with_table_ = with_table;
   sizes_.resize(tree_->preorder.size());
-  direct_offsets_.resize(sizes_.size());
+  if (with_table) direct_offsets_.resize(sizes_.size());  // uniform blocks are never direct
   for (std::size_t i = 0; i < sizes_.size(); ++i) {
     const Block b = block_of(tree_->preorder[i]);
     sizes_[i] = b.direct ? b.bytes | tree_layout::kDirect : b.bytes;
-    direct_offsets_[i] = b.direct ? static_cast<std::uint64_t>(b.data - base) : 0;
+    if (b.direct) direct_offsets_[i] = static_cast<std::uint64_t>(b.data - base);
   }
   tree_layout::lay_out(*tree_, root, as_span(sizes_), image_);
   writing_ = true;
   plan_writer(team, op);
   for (std::size_t i = 1; i < sizes_.size(); ++i) {
     const Block b = block_of(tree_->preorder[i]);
-    const auto* offset = reinterpret_cast<const std::byte*>(&direct_offsets_[i]);
-    sources_.add(stream_.at(image_.offset[i]), b.direct ? offset : b.data,
-                 tree_layout::image_bytes(sizes_[i]));
+    const std::byte* data =
+        b.direct ? reinterpret_cast<const std::byte*>(&direct_offsets_[i]) : b.data;
+    sources_.add(stream_.at(image_.offset[i]), data, tree_layout::image_bytes(sizes_[i]));
   }
 }
 
@@ -67,10 +67,29 @@ void TreeScatter::start_member(TeamImpl& team, const CollectiveOp& op, bool with
     parent_sizes_.resize(count);
     reader_.add_piece(0, 0, 8 * count, reinterpret_cast<std::byte*>(parent_sizes_.data()));
     table_read_ = false;
+  } else if (at(tree_->subtree_size, me_) == 1) {
+    plan_uniform_leaf(team);
   } else {
     parent_sizes_.assign(count, own_bytes);
     plan_member(team, op);
   }
+}
+
+void TreeScatter::plan_uniform_leaf(TeamImpl& team) {
+  TeamImpl::LeafPlace& place = team.scatter_leaf_place(tree_->root);
+  if (place.block != own_bytes_) {
+    // Every block is own_bytes_ (a mismatch shows in the stream's length, as in flat scatter).
+    const std::size_t count = at(tree_->subtree_size, parent_);
+    parent_sizes_.assign(count, own_bytes_);
+    tree_layout::lay_out(*tree_, parent_, as_span(parent_sizes_), parent_image_);
+    parent_stream_ = tree_layout::scatter_stream(parent_image_, 0);
+    const auto mine = at(tree_->position, me_) - at(tree_->position, parent_);
+    place = {own_bytes_, parent_stream_.at(parent_image_.offset[mine]), parent_stream_.bytes};
+  }
+  StreamSource& src = reader_.source(0);
+  src.bytes = place.stream_bytes;
+  src.bytes_known = true;
+  reader_.add_piece(0, place.at, place.at + own_bytes_, recvbuf_);
 }
 
 void TreeScatter::plan_member(TeamImpl& team, const CollectiveOp& op) {
@@ -138,8 +157,11 @@ void TreeScatter::plan_writer(TeamImpl& team, const CollectiveOp& op) {
   // chunk waits for a child that never reads it.
   const std::uint64_t slot = team.slot_bytes();
   reads_.clear();
+  // Small streams lie in chunk 0: no division there (two per range made up a good part of an
+  // 8-byte call's plan).
+  auto chunk_of = [slot](std::uint64_t offset) { return offset < slot ? 0 : offset / slot; };
   auto add = [&](int child, std::uint64_t begin, std::uint64_t end) {
-    if (begin < end) reads_.emplace_back(child, begin / slot, (end - 1) / slot);
+    if (begin < end) reads_.emplace_back(child, chunk_of(begin), chunk_of(end - 1));
   };
   const std::size_t base = at(tree_->position, me_);
   for (int child : tree_->children[static_cast<std::size_t>(me_)]) {

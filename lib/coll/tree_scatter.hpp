@@ -60,6 +60,8 @@ class TreeScatter {
   void plan_root(TeamImpl& team, const CollectiveOp& op, bool with_table, BlockOf&& block_of,
                  const std::byte* base);
   void plan_member(TeamImpl& team, const CollectiveOp& op);
+  // A leaf of a uniform scatter: its one piece, from the team's cached place (LeafPlace).
+  void plan_uniform_leaf(TeamImpl& team);
   // Direct blocks: this rank's own copy, its children's reports, and its own report.
   bool finish_direct(TeamImpl& team, const CollectiveOp& op, sync::WaitTarget& blocked_on);
   // Whether entries [first, first + count) of sizes_ hold a direct block.

@@ -47,6 +47,18 @@ class TeamImpl final : public sync::WaitObserver {
   const std::vector<topology::Place>& places() const { return places_; }
   // The topology tree rooted at `root`, built on first use and kept.
   const topology::Tree& tree(int root);
+  // Where this rank, a leaf of the tree rooted at `root`, finds its block in its parent's
+  // stream when every block is `block` bytes (uniform scatter): `at` and the stream's length.
+  // Kept per root for the last block size, so that repeated calls skip the parent's layout.
+  struct LeafPlace {
+    std::uint64_t block = UINT64_MAX;  // none yet
+    std::uint64_t at = 0;
+    std::uint64_t stream_bytes = 0;
+  };
+  LeafPlace& scatter_leaf_place(int root) {
+    if (leaf_places_.empty()) leaf_places_.resize(static_cast<std::size_t>(size_));
+    return leaf_places_[static_cast<std::size_t>(root)];
+  }
   // What the algorithm registry decides on (coll/registry.hpp): the same on every rank.
   registry::TeamShape shape();
   // How this call of `kind` moves its data (registry::choose): along the tree or flat, and
@@ -143,6 +155,7 @@ class TeamImpl final : public sync::WaitObserver {
   std::vector<pid_t> pids_;
   std::vector<topology::Place> places_;                 // every rank's place, from team formation
   std::vector<std::unique_ptr<topology::Tree>> trees_;  // by root
+  std::vector<LeafPlace> leaf_places_;                  // by root
   std::uint64_t published_progress_ = 0;                // the last tag publish_step stored
   bool oversubscribed_ = false;  // more ranks than CPUs to run on (the same on every rank)
   bool single_copy_ = false;     // every pair of ranks passed the CMA probe at formation
