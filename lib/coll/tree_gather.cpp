@@ -34,12 +34,32 @@ void TreeGather::start_member(TeamImpl& team, const CollectiveOp& op, bool with_
                               const std::byte* sendbuf, std::uint64_t own_bytes, bool own_direct) {
   with_table_ = with_table;
   sendbuf_ = sendbuf;
+  if (!with_table &&
+      team.tree(op.signature().root).subtree_size[static_cast<std::size_t>(team.rank())] == 1) {
+    start_uniform_leaf(team, op, own_bytes);
+    return;
+  }
   add_children(team, op);
   sizes_[0] = own_direct ? own_bytes | tree_layout::kDirect : own_bytes;
   if (!with_table) {
     for (std::size_t i = 1; i < sizes_.size(); ++i) sizes_[i] = own_bytes;
   }
   if (tables_read_) plan(team, op);  // else once the children's tables are read
+}
+
+void TreeGather::start_uniform_leaf(TeamImpl& team, const CollectiveOp& op,
+                                    std::uint64_t own_bytes) {
+  // The general plan with nothing to read and a one-block image, written out: a leaf's stream
+  // is its block alone, so there is no layout to compute (most ranks of a tree are leaves).
+  const OpSignature& sig = op.signature();
+  tree_ = &team.tree(sig.root);
+  me_ = team.rank();
+  reader_.reset(op.op(), sig.kind, sig.root, team.slot_bytes());
+  image_.bytes = own_bytes;
+  image_.children_start = own_bytes;
+  sources_.clear();
+  sources_.add(0, sendbuf_, own_bytes);
+  writer_.start(op.op(), sig.kind, sig.root, own_bytes, team.slot_bytes());
 }
 
 bool TreeGather::sends_table(int rank) const {
