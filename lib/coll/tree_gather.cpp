@@ -73,6 +73,7 @@ void TreeGather::add_children(TeamImpl& team, const CollectiveOp& op) {
   me_ = team.rank();
   sizes_.assign(at(tree_->subtree_size, me_), 0);
   reader_.reset(op.op(), sig.kind, sig.root, team.slot_bytes());
+  reader_.reserve_writers(tree_->children[static_cast<std::size_t>(me_)].size());
   children_.clear();
   tables_read_ = true;
   const std::size_t base = at(tree_->position, me_);

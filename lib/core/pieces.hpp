@@ -55,6 +55,9 @@ class PieceReader {
     writers_.clear();
     restart();
   }
+  // Room for `writers` writers at once: growing one by one past the inline room would
+  // allocate and move every Writer several times (most of an 8-rank gather root's plan).
+  void reserve_writers(std::size_t writers) { writers_.reserve(writers); }
   // Reads `writer`'s stream of this operation, whose length becomes known later (source(w)).
   // `count_name`, `indexed`: as in StreamSource. Returns the writer's index for add_piece.
   std::size_t add_writer(int writer, const char* count_name, bool indexed) {
