@@ -34,9 +34,10 @@ void TreeGather::start_member(TeamImpl& team, const CollectiveOp& op, bool with_
                               const std::byte* sendbuf, std::uint64_t own_bytes, bool own_direct) {
   with_table_ = with_table;
   sendbuf_ = sendbuf;
-  if (!with_table &&
-      team.tree(op.signature().root).subtree_size[static_cast<std::size_t>(team.rank())] == 1) {
-    start_uniform_leaf(team, op, own_bytes);
+  const topology::Tree& tree = team.tree(op.signature().root);
+  const bool leaf = tree.subtree_size[static_cast<std::size_t>(team.rank())] == 1;
+  if (leaf && !own_direct && !(with_table && sends_table(tree, team.rank()))) {
+    start_leaf(team, op, own_bytes);
     return;
   }
   add_children(team, op);
@@ -47,10 +48,9 @@ void TreeGather::start_member(TeamImpl& team, const CollectiveOp& op, bool with_
   if (tables_read_) plan(team, op);  // else once the children's tables are read
 }
 
-void TreeGather::start_uniform_leaf(TeamImpl& team, const CollectiveOp& op,
-                                    std::uint64_t own_bytes) {
-  // The general plan with nothing to read and a one-block image, written out: a leaf's stream
-  // is its block alone, so there is no layout to compute (most ranks of a tree are leaves).
+void TreeGather::start_leaf(TeamImpl& team, const CollectiveOp& op, std::uint64_t own_bytes) {
+  // The general plan with nothing to read and a one-block image, written out: the stream is
+  // the block alone, so there is no layout to compute (most ranks of a tree are leaves).
   const OpSignature& sig = op.signature();
   tree_ = &team.tree(sig.root);
   me_ = team.rank();
@@ -62,9 +62,9 @@ void TreeGather::start_uniform_leaf(TeamImpl& team, const CollectiveOp& op,
   writer_.start(op.op(), sig.kind, sig.root, own_bytes, team.slot_bytes());
 }
 
-bool TreeGather::sends_table(int rank) const {
+bool TreeGather::sends_table(const topology::Tree& tree, int rank) {
   const auto r = static_cast<std::size_t>(rank);
-  return tree_->parent[r] != tree_->root || tree_->subtree_size[r] > 1;
+  return tree.parent[r] != tree.root || tree.subtree_size[r] > 1;
 }
 
 void TreeGather::add_children(TeamImpl& team, const CollectiveOp& op) {
@@ -81,7 +81,7 @@ void TreeGather::add_children(TeamImpl& team, const CollectiveOp& op) {
     // In place, not copied from a temporary (see PieceReader::add_writer).
     const Child& c = children_.emplace_back(child, at(tree_->position, child) - base,
                                             at(tree_->subtree_size, child));
-    if (with_table_ && !sends_table(child)) {
+    if (with_table_ && !sends_table(*tree_, child)) {
       // A leaf below the root: the root's recvcounts give its size, and the length its stream
       // declares is checked against it before a byte is copied, as in the flat gatherv.
       sizes_[c.index] = root_entry(child);
@@ -131,7 +131,8 @@ void TreeGather::plan(TeamImpl& team, const CollectiveOp& op) {
     Child& c = children_[w];
     const std::uint64_t origin = image_.offset[c.index];
     const std::uint64_t length = image_.end_of(c.index, c.count, as_span(sizes_)) - origin;
-    c.table = with_table_ && sends_table(c.rank) ? tree_layout::table_bytes(c.count, length) : 0;
+    c.table =
+        with_table_ && sends_table(*tree_, c.rank) ? tree_layout::table_bytes(c.count, length) : 0;
     const std::uint64_t table = c.table;
     StreamSource& src = reader_.source(w);
     src.bytes = table + length;
@@ -160,8 +161,9 @@ void TreeGather::plan(TeamImpl& team, const CollectiveOp& op) {
     }
   }
   if (is_root_) return;
-  table_ =
-      with_table_ && sends_table(me_) ? tree_layout::table_bytes(sizes_.size(), image_.bytes) : 0;
+  table_ = with_table_ && sends_table(*tree_, me_)
+               ? tree_layout::table_bytes(sizes_.size(), image_.bytes)
+               : 0;
   const std::uint64_t table = table_;
   sources_.clear();
   if (table > 0) {

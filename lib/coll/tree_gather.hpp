@@ -80,11 +80,12 @@ class TreeGather {
   void begin_root(TeamImpl& team, const CollectiveOp& op, std::uint64_t own_bytes);
   void start_root_from_blocks(TeamImpl& team, const CollectiveOp& op);
   void add_children(TeamImpl& team, const CollectiveOp& op);
-  // A leaf of a uniform gather: sends its block, reads nothing.
-  void start_uniform_leaf(TeamImpl& team, const CollectiveOp& op, std::uint64_t own_bytes);
+  // A leaf whose stream is its block alone (uniform gather; gatherv right below the root, not
+  // direct): sends it, reads nothing.
+  void start_leaf(TeamImpl& team, const CollectiveOp& op, std::uint64_t own_bytes);
   // gatherv: whether `rank`'s stream starts with its subtree's sizes. Not a leaf's below the
   // root, which knows that size from recvcounts: its stream is its block alone.
-  bool sends_table(int rank) const;
+  static bool sends_table(const topology::Tree& tree, int rank);
   // After the sizes are known: the layout, the children's stream lengths and the pieces.
   void plan(TeamImpl& team, const CollectiveOp& op);
   std::uint64_t ready_chunks() const;
