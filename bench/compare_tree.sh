@@ -3,6 +3,7 @@
 # run by run so that drift hits both alike. Usage:
 #   bench/compare_tree.sh OUTDIR "RANKS..." "SIZES..." REPS [shmcoll-run placement options]
 # e.g. bench/compare_tree.sh bench/results/tree-x "2 4 8" "8 1M" 5 --bind core
+# BENCH_ARGS adds shmcoll-bench options (e.g. "--iterations 20000").
 # Writes OUTDIR/<alg>-np<N>-<size>-r<k>.csv and .txt; bench/summarize_tree.py makes the table.
 set -euo pipefail
 out=$1 ranks=$2 sizes=$3 reps=$4
@@ -15,7 +16,7 @@ for ((k = 1; k <= reps; ++k)); do
       for alg in flat tree; do
         SHMCOLL_BCAST_ALGORITHM=$alg SHMCOLL_SCATTER_ALGORITHM=$alg SHMCOLL_GATHER_ALGORITHM=$alg \
           "$build/tools/shmcoll-run" -n "$n" "$@" "$build/bench/shmcoll-bench" \
-          --min-bytes "$size" --max-bytes "$size" --csv "$out/$alg-np$n-$size-r$k.csv" \
+          --min-bytes "$size" --max-bytes "$size" ${BENCH_ARGS:-} --csv "$out/$alg-np$n-$size-r$k.csv" \
           > "$out/$alg-np$n-$size-r$k.txt"
       done
     done

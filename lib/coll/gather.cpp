@@ -5,16 +5,6 @@
 
 namespace shmcoll {
 
-bool send_to_root(TeamImpl& team, StreamWriter& writer, const std::byte* data,
-                  sync::WaitTarget& blocked_on) {
-  auto fill = [&](std::byte* dst, std::uint64_t off, std::uint64_t len) {
-    copy::copy_bytes(dst, data + off, len);
-  };
-  return writer.pump(
-      team, fill, [&](std::uint64_t, std::vector<int>& out) { out.push_back(writer.root()); },
-      blocked_on);
-}
-
 GatherOp::GatherOp(TeamImpl& team, const void* sendbuf, Count sendcount, Datatype sendtype,
                    void* recvbuf, Count recvcount, Datatype recvtype, bool in_place, int root)
     : CollectiveOp(team, {Kind::kGather, root, 0, sendcount, sendtype}),
@@ -80,7 +70,7 @@ bool GatherOp::advance_data(sync::WaitTarget& blocked_on) {
     started_ = true;
   }
   if (me == sig_.root) return root_side_.pull(team_, blocked_on);
-  return send_to_root(team_, writer_, sendbuf_, blocked_on);
+  return pump_buffer(team_, writer_, sendbuf_, sig_.root, blocked_on);
 }
 
 }  // namespace shmcoll

@@ -98,8 +98,4 @@ class GathervOp final : public CollectiveOp {
   std::uint64_t acked_ = 0;
 };
 
-// Writes this rank's block as a stream read by the root alone.
-bool send_to_root(TeamImpl& team, StreamWriter& writer, const std::byte* data,
-                  sync::WaitTarget& blocked_on);
-
 }  // namespace shmcoll

@@ -216,7 +216,7 @@ bool GathervOp::advance_data(sync::WaitTarget& blocked_on) {
     writer_.start(op_, Kind::kGatherv, sig_.root, sig_.bytes, team_.slot_bytes());
     started_ = true;
   }
-  return send_to_root(team_, writer_, sendbuf_, blocked_on);
+  return pump_buffer(team_, writer_, sendbuf_, sig_.root, blocked_on);
 }
 
 }  // namespace shmcoll

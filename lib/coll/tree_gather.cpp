@@ -49,16 +49,13 @@ void TreeGather::start_member(TeamImpl& team, const CollectiveOp& op, bool with_
 }
 
 void TreeGather::start_leaf(TeamImpl& team, const CollectiveOp& op, std::uint64_t own_bytes) {
-  // The general plan with nothing to read and a one-block image, written out: the stream is
-  // the block alone, so there is no layout to compute (most ranks of a tree are leaves).
+  // The general plan with nothing to read and a one-block image comes down to the flat
+  // sender's: the stream is the block alone, so there is no layout, no reader and no list of
+  // sources (most ranks of a tree are leaves).
   const OpSignature& sig = op.signature();
   tree_ = &team.tree(sig.root);
   me_ = team.rank();
-  reader_.reset(op.op(), sig.kind, sig.root, team.slot_bytes());
-  image_.bytes = own_bytes;
-  image_.children_start = own_bytes;
-  sources_.clear();
-  sources_.add(0, sendbuf_, own_bytes);
+  leaf_ = true;
   writer_.start(op.op(), sig.kind, sig.root, own_bytes, team.slot_bytes());
 }
 
@@ -201,6 +198,10 @@ std::uint64_t TreeGather::ready_chunks() const {
 }
 
 bool TreeGather::advance(TeamImpl& team, const CollectiveOp& op, sync::WaitTarget& blocked_on) {
+  if (leaf_) {
+    return pump_buffer(team, writer_, sendbuf_, tree_->parent[static_cast<std::size_t>(me_)],
+                       blocked_on);
+  }
   if (!tables_read_) {
     if (!reader_.pull(team, acked_, blocked_on, /*acks=*/false, false)) return false;
     tables_read_ = true;

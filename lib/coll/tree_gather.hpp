@@ -81,7 +81,7 @@ class TreeGather {
   void start_root_from_blocks(TeamImpl& team, const CollectiveOp& op);
   void add_children(TeamImpl& team, const CollectiveOp& op);
   // A leaf whose stream is its block alone (uniform gather; gatherv right below the root, not
-  // direct): sends it, reads nothing.
+  // direct): sends it as a flat gather's sender does, reads nothing.
   void start_leaf(TeamImpl& team, const CollectiveOp& op, std::uint64_t own_bytes);
   // gatherv: whether `rank`'s stream starts with its subtree's sizes. Not a leaf's below the
   // root, which knows that size from recvcounts: its stream is its block alone.
@@ -93,6 +93,7 @@ class TreeGather {
   const topology::Tree* tree_ = nullptr;
   int me_ = 0;
   bool is_root_ = false;
+  bool leaf_ = false;  // started by start_leaf: writes its block, reads nothing
   bool with_table_ = false;
   const std::byte* sendbuf_ = nullptr;
   PlanVector<std::uint64_t> root_entries_;  // gatherv's root, by rank (see root_entry)

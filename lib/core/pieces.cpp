@@ -19,11 +19,20 @@ void StreamSources::fill(std::byte* dst, std::uint64_t offset, std::uint64_t len
   }
 }
 
+bool pump_buffer(TeamImpl& team, StreamWriter& writer, const std::byte* data, int reader,
+                 sync::WaitTarget& blocked_on) {
+  auto fill = [&](std::byte* dst, std::uint64_t off, std::uint64_t len) {
+    copy::copy_bytes(dst, data + off, len);
+  };
+  return writer.pump(
+      team, fill, [&](std::uint64_t, std::vector<int>& out) { out.push_back(reader); }, blocked_on);
+}
+
 bool PieceReader::next_round(std::uint64_t& round) const {
   bool any = false;
   for (const Writer& w : writers_) {
-    if (w.next >= w.pieces.size()) continue;
-    const std::uint64_t c = std::max(chunk_of(w.pieces[w.next].begin), round_);
+    if (w.next >= w.end) continue;
+    const std::uint64_t c = std::max(chunk_of(pieces_[w.next].begin), round_);
     round = any ? std::min(round, c) : c;
     any = true;
   }
@@ -32,11 +41,11 @@ bool PieceReader::next_round(std::uint64_t& round) const {
 
 std::uint64_t PieceReader::copied_below(std::size_t w) const {
   const Writer& writer = writers_[w];
-  if (writer.next >= writer.pieces.size()) return UINT64_MAX;
+  if (writer.next >= writer.end) return UINT64_MAX;
   // Chunks below round_ are copied for every writer; round_ itself for this one once the loop
   // in pull has moved past it. Bytes before the next piece belong to no piece.
   const std::uint64_t done_chunks = round_ + (next_writer_ > w ? 1 : 0);
-  return std::max(writer.pieces[writer.next].begin, done_chunks * slot_bytes_);
+  return std::max(pieces_[writer.next].begin, done_chunks * slot_bytes_);
 }
 
 bool PieceReader::pull(TeamImpl& team, std::uint64_t& acked, sync::WaitTarget& blocked_on,
@@ -52,8 +61,8 @@ bool PieceReader::pull(TeamImpl& team, std::uint64_t& acked, sync::WaitTarget& b
     if (acks) acknowledge_below(team, op_, round_, acked);
     for (; next_writer_ < writers_.size(); ++next_writer_) {
       Writer& w = writers_[next_writer_];
-      for (; w.next < w.pieces.size(); ++w.next) {
-        const Piece& p = w.pieces[w.next];
+      for (; w.next < w.end; ++w.next) {
+        const Piece& p = pieces_[w.next];
         if (chunk_of(p.begin) > round_) break;
         // Copying the same chunk twice is harmless: its slot stays ours until we acknowledge.
         if (!read_chunk(team, w.src, round_, p.begin, p.end, p.dst, blocked_on)) return false;

@@ -2,6 +2,7 @@
 // relays a subtree's blocks (coll/tree_scatter.hpp, coll/tree_gather.hpp).
 #pragma once
 
+#include <cassert>
 #include <cstdint>
 #include <vector>
 
@@ -41,6 +42,11 @@ bool pump_sources(TeamImpl& team, StreamWriter& writer, const StreamSources& sou
   return writer.pump(team, fill, readers, blocked_on, limit);
 }
 
+// Publishes `writer`'s stream, which is `data` alone, to the one rank `reader` (a gather
+// sender's block, to the root or to its parent in the tree).
+bool pump_buffer(TeamImpl& team, StreamWriter& writer, const std::byte* data, int reader,
+                 sync::WaitTarget& blocked_on);
+
 // Reads pieces of several writers' streams in one operation, chunk index by chunk index
 // (rounds), so that this rank's single acknowledgement covers every stream it reads: chunk c is
 // acknowledged once every piece byte in chunk c of every writer is copied (the rule GatherRoot
@@ -55,8 +61,8 @@ class PieceReader {
     writers_.clear();
     restart();
   }
-  // Room for `writers` writers at once: growing one by one past the inline room would
-  // allocate and move every Writer several times (most of an 8-rank gather root's plan).
+  // Room for `writers` writers at once: past the inline room, growing one by one would
+  // allocate and move every Writer several times.
   void reserve_writers(std::size_t writers) { writers_.reserve(writers); }
   // Reads `writer`'s stream of this operation, whose length becomes known later (source(w)).
   // `count_name`, `indexed`: as in StreamSource. Returns the writer's index for add_piece.
@@ -75,17 +81,24 @@ class PieceReader {
     return writers_.size() - 1;
   }
   StreamSource& source(std::size_t w) { return writers_[w].src; }
-  // Stream bytes [begin, end) go to dst. Per writer in increasing order; empty pieces dropped.
+  // Stream bytes [begin, end) go to dst. Per writer in increasing order, and one writer's
+  // pieces after another's: all of writer w's before any of a later one's (every caller plans
+  // child by child). Empty pieces are dropped.
   void add_piece(std::size_t w, std::uint64_t begin, std::uint64_t end, std::byte* dst) {
-    if (begin < end) writers_[w].pieces.emplace_back(begin, end, dst);
+    if (begin >= end) return;
+    Writer& writer = writers_[w];
+    if (writer.first == writer.end) {
+      writer.first = writer.end = writer.next = static_cast<std::uint32_t>(pieces_.size());
+    }
+    assert(writer.end == pieces_.size() && "pieces added writer by writer");
+    pieces_.emplace_back(begin, end, dst);
+    ++writer.end;
   }
   // Forgets the pieces (not the writers) and starts again from chunk 0: after a first pass that
   // read only the tables, whose chunks hold data read in the second pass.
   void restart() {
-    for (Writer& w : writers_) {
-      w.pieces.clear();
-      w.next = 0;
-    }
+    pieces_.clear();
+    for (Writer& w : writers_) w.first = w.end = w.next = 0;
     round_ = 0;
     next_writer_ = 0;
     started_ = false;
@@ -102,7 +115,7 @@ class PieceReader {
   bool read_anything() const { return started_; }
   // Whether this pass copied anything from writer w: its chunk headers were then compared
   // with what this rank expects (collective, root, stream length).
-  bool read_from(std::size_t w) const { return !writers_[w].pieces.empty(); }
+  bool read_from(std::size_t w) const { return writers_[w].first != writers_[w].end; }
   std::uint64_t last_chunk() const { return last_chunk_; }
 
  private:
@@ -110,10 +123,10 @@ class PieceReader {
     std::uint64_t begin, end;
     std::byte* dst;
   };
+  // Its pieces are pieces_[first, end); pieces_[next] is the first not copied to its end.
   struct Writer {
     StreamSource src;
-    PlanVector<Piece, 4> pieces;
-    std::size_t next = 0;  // the first piece not copied to its end
+    std::uint32_t first = 0, end = 0, next = 0;
   };
   std::uint64_t chunk_of(std::uint64_t offset) const { return offset / slot_bytes_; }
   // The lowest chunk some writer still needs, or false when everything is copied.
@@ -123,7 +136,10 @@ class PieceReader {
   Kind kind_ = Kind::kBcast;
   int root_ = 0;
   std::uint64_t slot_bytes_ = 0;
-  PlanVector<Writer, 4> writers_;
+  // Inline for a small team's children (a root's whole team in a one-level tree), one piece
+  // each: planning an 8-byte call allocates nothing. All writers' pieces share one vector.
+  PlanVector<Writer> writers_;
+  PlanVector<Piece> pieces_;
   std::uint64_t round_ = 0;  // the chunk index being read
   std::size_t next_writer_ = 0;
   bool started_ = false;
