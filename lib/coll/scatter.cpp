@@ -36,13 +36,21 @@ bool ScatterOp::advance_data(sync::WaitTarget& blocked_on) {
     const bool single_copy = choice.single_copy;
     const bool root = me == sig_.root;
     if (along_tree && !single_copy) {
+      TreeScatter::LeafRange leaf;
       if (root) {
         if (!in_place_) copy::copy_bytes(recvbuf_, sendbuf_ + me * b, b);
         tree_scatter_.start_root(team_, *this, sendbuf_, b);
+        tree_ = true;
+      } else if (TreeScatter::uniform_leaf_range(team_, sig_.root, b, leaf)) {
+        // Most ranks of a tree: read as a flat receiver does, from the parent (below).
+        reader_.start(
+            {leaf.parent, op_, Kind::kScatter, sig_.root, leaf.stream_bytes, true, "recvcount"},
+            team_.slot_bytes(), leaf.begin, leaf.begin + b, recvbuf_);
       } else {
         tree_scatter_.start_member(team_, *this, false, b, recvbuf_);
+        tree_ = true;
       }
-      tree_ = started_ = true;
+      started_ = true;
     } else if (single_copy) {
       // Root and peer share each block; the root's local copy of its own block shrinks its
       // share. Along the tree only the root's children share with it (single_copy.hpp).

@@ -31,7 +31,8 @@ class ScatterOp final : public CollectiveOp {
   bool checked_in_data_path(int peer) const override {
     if (tree_) return tree_scatter_.checked(peer);
     if (single_copy_) return exchange_.compared_with(team_, sig_.root, peer);
-    return peer == sig_.root && team_.rank() != sig_.root && sig_.bytes > 0;
+    // Its block came from one stream: the root's, or a tree leaf's parent's.
+    return team_.rank() != sig_.root && sig_.bytes > 0 && peer == reader_.writer();
   }
 
   const std::byte* sendbuf_ = nullptr;

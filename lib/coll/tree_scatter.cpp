@@ -10,12 +10,35 @@ using tree_layout::at;
 
 void TreeScatter::start_root(TeamImpl& team, const CollectiveOp& op, const std::byte* sendbuf,
                              std::uint64_t block) {
-  plan_root(
-      team, op, false,
-      [&](int r) {
-        return Block{sendbuf + static_cast<std::uint64_t>(r) * block, block};
-      },
-      sendbuf);
+  const int root = op.signature().root;
+  TeamImpl::ScatterRootPlan& kept = team.scatter_root_plan(root);
+  if (kept.block != block) {
+    plan_root(
+        team, op, false,
+        [&](int r) {
+          return Block{sendbuf + static_cast<std::uint64_t>(r) * block, block};
+        },
+        sendbuf);
+    kept.block = block;
+    kept.stream_bytes = stream_.bytes;
+    kept.block_at.resize(sizes_.size());
+    for (std::size_t i = 1; i < sizes_.size(); ++i) kept.block_at[i] = stream_.at(image_.offset[i]);
+    kept.reads.assign(reads_.begin(), reads_.end());
+    return;
+  }
+  // The plan of the last call with this root and block size: only the sources depend on
+  // sendbuf. (On the critical path of every small call: each cycle here delays every rank.)
+  tree_ = &team.tree(root);
+  me_ = root;
+  with_table_ = false;
+  writing_ = true;
+  reads_.assign(kept.reads.begin(), kept.reads.end());
+  sources_.clear();
+  for (std::size_t i = 1; i < kept.block_at.size(); ++i) {
+    sources_.add(kept.block_at[i], sendbuf + static_cast<std::uint64_t>(tree_->preorder[i]) * block,
+                 block);
+  }
+  writer_.start(op.op(), op.signature().kind, root, kept.stream_bytes, team.slot_bytes());
 }
 
 void TreeScatter::start_root(TeamImpl& team, const CollectiveOp& op, std::span<const Block> blocks,
@@ -67,29 +90,31 @@ void TreeScatter::start_member(TeamImpl& team, const CollectiveOp& op, bool with
     parent_sizes_.resize(count);
     reader_.add_piece(0, 0, 8 * count, reinterpret_cast<std::byte*>(parent_sizes_.data()));
     table_read_ = false;
-  } else if (at(tree_->subtree_size, me_) == 1) {
-    plan_uniform_leaf(team);
   } else {
     parent_sizes_.assign(count, own_bytes);
     plan_member(team, op);
   }
 }
 
-void TreeScatter::plan_uniform_leaf(TeamImpl& team) {
-  TeamImpl::LeafPlace& place = team.scatter_leaf_place(tree_->root);
-  if (place.block != own_bytes_) {
-    // Every block is own_bytes_ (a mismatch shows in the stream's length, as in flat scatter).
-    const std::size_t count = at(tree_->subtree_size, parent_);
-    parent_sizes_.assign(count, own_bytes_);
-    tree_layout::lay_out(*tree_, parent_, as_span(parent_sizes_), parent_image_);
-    parent_stream_ = tree_layout::scatter_stream(parent_image_, 0);
-    const auto mine = at(tree_->position, me_) - at(tree_->position, parent_);
-    place = {own_bytes_, parent_stream_.at(parent_image_.offset[mine]), parent_stream_.bytes};
+bool TreeScatter::uniform_leaf_range(TeamImpl& team, int root, std::uint64_t block,
+                                     LeafRange& out) {
+  const topology::Tree& tree = team.tree(root);
+  const int me = team.rank();
+  if (me == root || at(tree.subtree_size, me) != 1) return false;
+  out.parent = tree.parent[static_cast<std::size_t>(me)];
+  TeamImpl::LeafPlace& place = team.scatter_leaf_place(root);
+  if (place.block != block) {
+    // Every block is `block` (a mismatch shows in the stream's length, as in flat scatter).
+    PlanVector<std::uint64_t> parent_sizes(at(tree.subtree_size, out.parent), block);
+    tree_layout::Image parent_image;
+    tree_layout::lay_out(tree, out.parent, as_span(parent_sizes), parent_image);
+    const tree_layout::ScatterStream stream = tree_layout::scatter_stream(parent_image, 0);
+    const auto mine = at(tree.position, me) - at(tree.position, out.parent);
+    place = {block, stream.at(parent_image.offset[mine]), stream.bytes};
   }
-  StreamSource& src = reader_.source(0);
-  src.bytes = place.stream_bytes;
-  src.bytes_known = true;
-  reader_.add_piece(0, place.at, place.at + own_bytes_, recvbuf_);
+  out.begin = place.at;
+  out.stream_bytes = place.stream_bytes;
+  return true;
 }
 
 void TreeScatter::plan_member(TeamImpl& team, const CollectiveOp& op) {
@@ -200,9 +225,9 @@ bool TreeScatter::advance(TeamImpl& team, const CollectiveOp& op, sync::WaitTarg
       parent_ < 0 || reader_.pull(team, acked_, pull_wait, /*acks=*/true, /*ack_last=*/writing_);
   if (writing_) {
     auto readers = [&](std::uint64_t c, std::vector<int>& out) {
-      for (const ChunkRange& r : reads_) {
-        if (r.first <= c && c <= r.last && (out.empty() || out.back() != r.child))
-          out.push_back(r.child);
+      for (const ReaderChunks& r : reads_) {
+        if (r.first <= c && c <= r.last && (out.empty() || out.back() != r.reader))
+          out.push_back(r.reader);
       }
     };
     sync::WaitTarget pump_wait;

@@ -42,7 +42,17 @@ class TreeScatter {
   // exposed, which direct blocks lie in.
   void start_root(TeamImpl& team, const CollectiveOp& op, std::span<const Block> blocks,
                   const std::byte* base);
-  // Any other rank: receives `own_bytes` into recvbuf.
+  // A leaf of a uniform scatter's tree reads one range of one stream, its parent's, as a flat
+  // scatter's receiver reads its block from the root's: it needs no TreeScatter. Where that
+  // range lies, kept per root in the team (TeamImpl::LeafPlace); false when this rank is not a
+  // leaf of the tree rooted at `root`.
+  struct LeafRange {
+    int parent;
+    std::uint64_t begin;         // in the parent's stream
+    std::uint64_t stream_bytes;  // the parent's stream's length
+  };
+  static bool uniform_leaf_range(TeamImpl& team, int root, std::uint64_t block, LeafRange& out);
+  // Any other rank (but uniform leaves, see above): receives `own_bytes` into recvbuf.
   void start_member(TeamImpl& team, const CollectiveOp& op, bool with_table,
                     std::uint64_t own_bytes, std::byte* recvbuf);
   bool advance(TeamImpl& team, const CollectiveOp& op, sync::WaitTarget& blocked_on);
@@ -60,8 +70,6 @@ class TreeScatter {
   void plan_root(TeamImpl& team, const CollectiveOp& op, bool with_table, BlockOf&& block_of,
                  const std::byte* base);
   void plan_member(TeamImpl& team, const CollectiveOp& op);
-  // A leaf of a uniform scatter: its one piece, from the team's cached place (LeafPlace).
-  void plan_uniform_leaf(TeamImpl& team);
   // Direct blocks: this rank's own copy, its children's reports, and its own report.
   bool finish_direct(TeamImpl& team, const CollectiveOp& op, sync::WaitTarget& blocked_on);
   // Whether entries [first, first + count) of sizes_ hold a direct block.
@@ -102,12 +110,8 @@ class TreeScatter {
   std::unique_ptr<std::byte[]> staging_;      // image bytes [stream_.skip, image_.bytes)
   StreamSources sources_;
   StreamWriter writer_;
-  // Per child, the chunk ranges [first, last] of this rank's stream it reads.
-  struct ChunkRange {
-    int child;
-    std::uint64_t first, last;
-  };
-  PlanVector<ChunkRange> reads_;
+  // Per child, the chunk ranges of this rank's stream it reads.
+  PlanVector<ReaderChunks> reads_;
 };
 
 }  // namespace shmcoll

@@ -9,9 +9,9 @@
 
 #include <algorithm>
 #include <climits>
-#include <string>
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "core/fault_points.hpp"
@@ -161,6 +161,7 @@ class RangeReader {
   bool pull(TeamImpl& team, std::uint64_t& acked, sync::WaitTarget& blocked_on,
             bool ack_last = true);
   bool empty() const { return begin_ >= end_; }
+  int writer() const { return src_.writer; }
   std::uint64_t last_chunk() const { return shape_.chunk_of(end_ - 1); }
 
  private:

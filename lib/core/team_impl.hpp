@@ -33,6 +33,13 @@ struct SlotRecord {
   std::vector<int> readers;
 };
 
+// A rank that reads chunks [first, last] of a stream (a relaying writer's children read
+// different parts of its stream).
+struct ReaderChunks {
+  int reader;
+  std::uint64_t first, last;
+};
+
 class TeamImpl final : public sync::WaitObserver {
  public:
   TeamImpl(Bootstrap& bootstrap, const Options& options);
@@ -58,6 +65,20 @@ class TeamImpl final : public sync::WaitObserver {
   LeafPlace& scatter_leaf_place(int root) {
     if (leaf_places_.empty()) leaf_places_.resize(static_cast<std::size_t>(size_));
     return leaf_places_[static_cast<std::size_t>(root)];
+  }
+  // The root's side of a uniform scatter along the tree rooted at `root` (TreeScatter): where
+  // each block lies in the root's stream, by preorder index (0, the root's own, unused), the
+  // stream's length, and which chunks each child reads. Kept per root for the last block size,
+  // so that repeated calls skip the layout.
+  struct ScatterRootPlan {
+    std::uint64_t block = UINT64_MAX;  // none yet
+    std::uint64_t stream_bytes = 0;
+    std::vector<std::uint64_t> block_at;
+    std::vector<ReaderChunks> reads;
+  };
+  ScatterRootPlan& scatter_root_plan(int root) {
+    if (root_plans_.empty()) root_plans_.resize(static_cast<std::size_t>(size_));
+    return root_plans_[static_cast<std::size_t>(root)];
   }
   // What the algorithm registry decides on (coll/registry.hpp): the same on every rank.
   registry::TeamShape shape();
@@ -156,6 +177,7 @@ class TeamImpl final : public sync::WaitObserver {
   std::vector<topology::Place> places_;                 // every rank's place, from team formation
   std::vector<std::unique_ptr<topology::Tree>> trees_;  // by root
   std::vector<LeafPlace> leaf_places_;                  // by root
+  std::vector<ScatterRootPlan> root_plans_;             // by root
   std::uint64_t published_progress_ = 0;                // the last tag publish_step stored
   bool oversubscribed_ = false;  // more ranks than CPUs to run on (the same on every rank)
   bool single_copy_ = false;     // every pair of ranks passed the CMA probe at formation
