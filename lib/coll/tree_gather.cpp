@@ -10,23 +10,60 @@ using tree_layout::at;
 
 void TreeGather::start_root(TeamImpl& team, const CollectiveOp& op, std::byte* recvbuf,
                             std::uint64_t block) {
+  const OpSignature& sig = op.signature();
+  is_root_ = true;
   with_table_ = false;
-  uniform_base_ = recvbuf;
-  uniform_bytes_ = block;
-  begin_root(team, op, block);
+  tree_ = &team.tree(sig.root);
+  me_ = sig.root;
+  TeamImpl::GatherRootPlan& kept = team.gather_root_plan(sig.root);
+  if (kept.block != block) lay_out_uniform_root(*tree_, block, kept);
+  // Per call only the destinations move with recvbuf. (On the critical path of every small
+  // call: the root reads nothing before its plan is made.)
+  reader_.reset(op.op(), sig.kind, sig.root, team.slot_bytes());
+  reader_.reserve_writers(kept.children.size());
+  children_.clear();
+  std::size_t p = 0;
+  for (std::size_t w = 0; w < kept.children.size(); ++w) {
+    const TeamImpl::GatherRootPlan::Child& child = kept.children[w];
+    children_.emplace_back(child.rank, 0, 0);  // the root needs only the rank (checked)
+    reader_.add_writer(child.rank, "recvcount", false);
+    StreamSource& src = reader_.source(w);
+    src.bytes = child.stream_bytes;
+    src.bytes_known = true;
+    for (; p < child.pieces_end; ++p) {
+      const TeamImpl::GatherRootPlan::Piece& piece = kept.pieces[p];
+      reader_.add_piece(w, piece.begin, piece.begin + block,
+                        recvbuf + static_cast<std::uint64_t>(piece.rank) * block);
+    }
+  }
+}
+
+void TreeGather::lay_out_uniform_root(const topology::Tree& tree, std::uint64_t block,
+                                      TeamImpl::GatherRootPlan& out) {
+  // The general plan (see plan) with every size `block` and no tables: each child's stream is
+  // its subtree's image, a shift of that part of the root's.
+  const PlanVector<std::uint64_t> sizes(tree.preorder.size(), block);
+  tree_layout::Image image;
+  tree_layout::lay_out(tree, tree.root, as_span(sizes), image);
+  out.children.clear();
+  out.pieces.clear();
+  for (int child : tree.children[static_cast<std::size_t>(tree.root)]) {
+    const std::size_t index = at(tree.position, child) - at(tree.position, tree.root);
+    const std::size_t count = at(tree.subtree_size, child);
+    const std::uint64_t origin = image.offset[index];
+    for (std::size_t j = index; j < index + count; ++j) {
+      out.pieces.push_back({image.offset[j] - origin, tree.preorder[j]});
+    }
+    out.children.push_back(
+        {child, image.end_of(index, count, as_span(sizes)) - origin, out.pieces.size()});
+  }
+  out.block = block;
 }
 
 void TreeGather::start_root_from_blocks(TeamImpl& team, const CollectiveOp& op) {
-  begin_root(team, op, root_entries_[static_cast<std::size_t>(op.signature().root)]);
-}
-
-void TreeGather::begin_root(TeamImpl& team, const CollectiveOp& op, std::uint64_t own_bytes) {
   is_root_ = true;
   add_children(team, op);
-  sizes_[0] = own_bytes;  // never direct
-  if (!with_table_) {
-    for (std::size_t i = 1; i < sizes_.size(); ++i) sizes_[i] = own_bytes;
-  }
+  sizes_[0] = root_entries_[static_cast<std::size_t>(op.signature().root)];  // never direct
   if (tables_read_) plan(team, op);
 }
 

@@ -68,16 +68,15 @@ class TreeGather {
   }
 
  private:
-  // The root: rank r's table entry (its size, with kDirect for a direct block) and where its
-  // block goes.
-  std::uint64_t root_entry(int r) const {
-    return with_table_ ? root_entries_[static_cast<std::size_t>(r)] : uniform_bytes_;
-  }
+  // gatherv's root: rank r's table entry (its size, with kDirect for a direct block) and where
+  // its block goes.
+  std::uint64_t root_entry(int r) const { return root_entries_[static_cast<std::size_t>(r)]; }
   std::byte* root_destination(int r) const {
-    return with_table_ ? root_destinations_[static_cast<std::size_t>(r)]
-                       : uniform_base_ + static_cast<std::uint64_t>(r) * uniform_bytes_;
+    return root_destinations_[static_cast<std::size_t>(r)];
   }
-  void begin_root(TeamImpl& team, const CollectiveOp& op, std::uint64_t own_bytes);
+  // The uniform gather's root plan for `block`-byte blocks, kept per root in the team.
+  static void lay_out_uniform_root(const topology::Tree& tree, std::uint64_t block,
+                                   TeamImpl::GatherRootPlan& out);
   void start_root_from_blocks(TeamImpl& team, const CollectiveOp& op);
   void add_children(TeamImpl& team, const CollectiveOp& op);
   // A leaf whose stream is its block alone (uniform gather; gatherv right below the root, not
@@ -98,8 +97,6 @@ class TreeGather {
   const std::byte* sendbuf_ = nullptr;
   PlanVector<std::uint64_t> root_entries_;  // gatherv's root, by rank (see root_entry)
   PlanVector<std::byte*> root_destinations_;
-  std::byte* uniform_base_ = nullptr;  // gather's root: recvbuf and the block size
-  std::uint64_t uniform_bytes_ = 0;
   // Block sizes of this rank's subtree in preorder: its own, then its children's tables.
   PlanVector<std::uint64_t> sizes_;
   PlanVector<std::uint64_t> table_again_;  // the second pass's copy of the children's tables

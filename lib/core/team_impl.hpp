@@ -77,8 +77,29 @@ class TeamImpl final : public sync::WaitObserver {
     std::vector<ReaderChunks> reads;
   };
   ScatterRootPlan& scatter_root_plan(int root) {
-    if (root_plans_.empty()) root_plans_.resize(static_cast<std::size_t>(size_));
-    return root_plans_[static_cast<std::size_t>(root)];
+    if (scatter_root_plans_.empty()) scatter_root_plans_.resize(static_cast<std::size_t>(size_));
+    return scatter_root_plans_[static_cast<std::size_t>(root)];
+  }
+  // The root's side of a uniform gather along the tree rooted at `root` (TreeGather): per
+  // child, its stream's length and where each block of it lies (pieces of children before it
+  // end where the child's begin). Kept per root for the last block size, as ScatterRootPlan.
+  struct GatherRootPlan {
+    struct Child {
+      int rank;
+      std::uint64_t stream_bytes;
+      std::size_t pieces_end;
+    };
+    struct Piece {
+      std::uint64_t begin;  // in the child's stream
+      int rank;             // whose block it is
+    };
+    std::uint64_t block = UINT64_MAX;  // none yet
+    std::vector<Child> children;
+    std::vector<Piece> pieces;
+  };
+  GatherRootPlan& gather_root_plan(int root) {
+    if (gather_root_plans_.empty()) gather_root_plans_.resize(static_cast<std::size_t>(size_));
+    return gather_root_plans_[static_cast<std::size_t>(root)];
   }
   // What the algorithm registry decides on (coll/registry.hpp): the same on every rank.
   registry::TeamShape shape();
@@ -177,7 +198,8 @@ class TeamImpl final : public sync::WaitObserver {
   std::vector<topology::Place> places_;                 // every rank's place, from team formation
   std::vector<std::unique_ptr<topology::Tree>> trees_;  // by root
   std::vector<LeafPlace> leaf_places_;                  // by root
-  std::vector<ScatterRootPlan> root_plans_;             // by root
+  std::vector<ScatterRootPlan> scatter_root_plans_;     // by root
+  std::vector<GatherRootPlan> gather_root_plans_;       // by root
   std::uint64_t published_progress_ = 0;                // the last tag publish_step stored
   bool oversubscribed_ = false;  // more ranks than CPUs to run on (the same on every rank)
   bool single_copy_ = false;     // every pair of ranks passed the CMA probe at formation
