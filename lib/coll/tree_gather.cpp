@@ -1,5 +1,6 @@
 #include "coll/tree_gather.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 #include "core/operation.hpp"
@@ -10,15 +11,81 @@ using tree_layout::at;
 
 void TreeGather::start_root(TeamImpl& team, const CollectiveOp& op, std::byte* recvbuf,
                             std::uint64_t block) {
-  const OpSignature& sig = op.signature();
+  const int root = op.signature().root;
   is_root_ = true;
   with_table_ = false;
-  tree_ = &team.tree(sig.root);
-  me_ = sig.root;
-  TeamImpl::GatherRootPlan& kept = team.gather_root_plan(sig.root);
-  if (kept.block != block) lay_out_uniform_root(*tree_, block, kept);
+  tree_ = &team.tree(root);
+  me_ = root;
+  TeamImpl::GatherRootPlan& kept = team.gather_root_plan(root, false);
+  const bool same = !kept.entries.empty() && kept.entries[0] == block;  // all equal, as now
+  if (!same) {
+    kept.entries.assign(tree_->preorder.size(), block);
+    lay_out_root(team, op, kept);
+  }
+  start_root_from_plan(team, op, kept, "recvcount", false,
+                       [&](int r) { return recvbuf + static_cast<std::uint64_t>(r) * block; });
+}
+
+void TreeGather::start_root_from_blocks(TeamImpl& team, const CollectiveOp& op) {
+  const int root = op.signature().root;
+  is_root_ = true;
+  tree_ = &team.tree(root);
+  me_ = root;
+  const auto r = static_cast<std::size_t>(root);
+  if (tree_->children[r].size() + 1 == at(tree_->subtree_size, root)) {
+    // Every child is a leaf, whose stream is its block alone (no table): the sizes come from
+    // recvcounts, so the plan of the last call with the same ones holds.
+    TeamImpl::GatherRootPlan& kept = team.gather_root_plan(root, true);
+    if (!std::equal(kept.entries.begin(), kept.entries.end(), root_entries_.begin(),
+                    root_entries_.end())) {
+      kept.entries.assign(root_entries_.begin(), root_entries_.end());
+      lay_out_root(team, op, kept);
+    }
+    start_root_from_plan(team, op, kept, "recvcounts", true,
+                         [&](int rank) { return root_destination(rank); });
+    return;
+  }
+  add_children(team, op);
+  sizes_[0] = root_entries_[r];  // never direct
+  if (tables_read_) plan(team, op);
+}
+
+void TreeGather::lay_out_root(TeamImpl& team, const CollectiveOp& op,
+                              TeamImpl::GatherRootPlan& kept) {
+  // The general plan (see plan) for children that send no tables: each child's stream is its
+  // subtree's image, a shift of that part of the root's.
+  const topology::Tree& tree = *tree_;
+  PlanVector<std::uint64_t> sizes(tree.preorder.size());
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    sizes[i] = kept.entries[static_cast<std::size_t>(tree.preorder[i])];
+  }
+  tree_layout::Image image;
+  if (!tree_layout::lay_out(tree, tree.root, as_span(sizes), image)) {
+    kept.entries.clear();
+    team.fail(Status::kInternal,
+              concat("corrupt size table in ", op.where(), " (seen by rank ", me_, ")"));
+  }
+  kept.children.clear();
+  kept.pieces.clear();
+  for (int child : tree.children[static_cast<std::size_t>(tree.root)]) {
+    const std::size_t index = at(tree.position, child);  // the root's is 0
+    const std::size_t count = at(tree.subtree_size, child);
+    const std::uint64_t origin = image.offset[index];
+    for (std::size_t j = index; j < index + count; ++j) {
+      kept.pieces.push_back({image.offset[j] - origin, sizes[j], tree.preorder[j]});
+    }
+    kept.children.push_back(
+        {child, image.end_of(index, count, as_span(sizes)) - origin, kept.pieces.size()});
+  }
+}
+
+template <class DestinationOf>
+void TreeGather::start_root_from_plan(TeamImpl& team, const CollectiveOp& op,
+                                      const TeamImpl::GatherRootPlan& kept, const char* count_name,
+                                      bool indexed, DestinationOf&& destination_of) {
   // Per call only the destinations move with recvbuf. (On the critical path of every small
   // call: the root reads nothing before its plan is made.)
+  const OpSignature& sig = op.signature();
   reader_.reset(op.op(), sig.kind, sig.root, team.slot_bytes());
   reader_.reserve_writers(kept.children.size());
   children_.clear();
@@ -26,45 +93,19 @@ void TreeGather::start_root(TeamImpl& team, const CollectiveOp& op, std::byte* r
   for (std::size_t w = 0; w < kept.children.size(); ++w) {
     const TeamImpl::GatherRootPlan::Child& child = kept.children[w];
     children_.emplace_back(child.rank, 0, 0);  // the root needs only the rank (checked)
-    reader_.add_writer(child.rank, "recvcount", false);
+    reader_.add_writer(child.rank, count_name, indexed);
     StreamSource& src = reader_.source(w);
     src.bytes = child.stream_bytes;
     src.bytes_known = true;
     for (; p < child.pieces_end; ++p) {
       const TeamImpl::GatherRootPlan::Piece& piece = kept.pieces[p];
-      reader_.add_piece(w, piece.begin, piece.begin + block,
-                        recvbuf + static_cast<std::uint64_t>(piece.rank) * block);
+      // A direct block's place holds nothing the root needs: it lands in a sink.
+      reader_.add_piece(w, piece.begin, piece.begin + tree_layout::image_bytes(piece.entry),
+                        tree_layout::is_direct(piece.entry)
+                            ? reinterpret_cast<std::byte*>(&direct_image_)
+                            : destination_of(piece.rank));
     }
   }
-}
-
-void TreeGather::lay_out_uniform_root(const topology::Tree& tree, std::uint64_t block,
-                                      TeamImpl::GatherRootPlan& out) {
-  // The general plan (see plan) with every size `block` and no tables: each child's stream is
-  // its subtree's image, a shift of that part of the root's.
-  const PlanVector<std::uint64_t> sizes(tree.preorder.size(), block);
-  tree_layout::Image image;
-  tree_layout::lay_out(tree, tree.root, as_span(sizes), image);
-  out.children.clear();
-  out.pieces.clear();
-  for (int child : tree.children[static_cast<std::size_t>(tree.root)]) {
-    const std::size_t index = at(tree.position, child) - at(tree.position, tree.root);
-    const std::size_t count = at(tree.subtree_size, child);
-    const std::uint64_t origin = image.offset[index];
-    for (std::size_t j = index; j < index + count; ++j) {
-      out.pieces.push_back({image.offset[j] - origin, tree.preorder[j]});
-    }
-    out.children.push_back(
-        {child, image.end_of(index, count, as_span(sizes)) - origin, out.pieces.size()});
-  }
-  out.block = block;
-}
-
-void TreeGather::start_root_from_blocks(TeamImpl& team, const CollectiveOp& op) {
-  is_root_ = true;
-  add_children(team, op);
-  sizes_[0] = root_entries_[static_cast<std::size_t>(op.signature().root)];  // never direct
-  if (tables_read_) plan(team, op);
 }
 
 void TreeGather::start_member(TeamImpl& team, const CollectiveOp& op, bool with_table,

@@ -74,9 +74,13 @@ class TreeGather {
   std::byte* root_destination(int r) const {
     return root_destinations_[static_cast<std::size_t>(r)];
   }
-  // The uniform gather's root plan for `block`-byte blocks, kept per root in the team.
-  static void lay_out_uniform_root(const topology::Tree& tree, std::uint64_t block,
-                                   TeamImpl::GatherRootPlan& out);
+  // The root's plan when its children send no tables (GatherRootPlan), for kept.entries.
+  void lay_out_root(TeamImpl& team, const CollectiveOp& op, TeamImpl::GatherRootPlan& kept);
+  // The root's reader from such a plan; destination_of(r): where rank r's block goes.
+  template <class DestinationOf>
+  void start_root_from_plan(TeamImpl& team, const CollectiveOp& op,
+                            const TeamImpl::GatherRootPlan& kept, const char* count_name,
+                            bool indexed, DestinationOf&& destination_of);
   void start_root_from_blocks(TeamImpl& team, const CollectiveOp& op);
   void add_children(TeamImpl& team, const CollectiveOp& op);
   // A leaf whose stream is its block alone (uniform gather; gatherv right below the root, not

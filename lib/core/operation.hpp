@@ -62,7 +62,8 @@ class CollectiveOp {
   // stall the core until that round trip is over. Only local memory: nothing a peer sees.
   // It delays the arrival, which peers may wait for: measured worth it for the v-forms along
   // the tree (8 B, np=2: gatherv 0.56 -> 0.50 us, scatterv 0.40 -> 0.37), not for the
-  // uniform forms, whose plans are small (scatter and gather 0.27-0.28 -> 0.31-0.33).
+  // uniform forms, whose plans are small (scatter and gather 0.27-0.28 -> 0.31-0.33), nor
+  // for the gatherv root once its plan was kept from call to call (see GathervOp).
   virtual void plan_before_arrival() {}
   // The bytes `peer` must report, or -1 if this rank does not check them.
   virtual std::int64_t expected_peer_bytes(int peer) const;
@@ -106,9 +107,9 @@ class CollectiveOp {
 
 // What a peer published on arrival in an operation (its status line).
 struct PeerArrival {
-  std::uint64_t packed = 0;   // OpSignature::packed(): collective and root
-  std::uint64_t bytes = 0;    // what it sends or receives
-  std::uint64_t address = 0;  // its buffer, in its address space (single-copy transfers)
+  std::uint64_t packed = 0;     // OpSignature::packed(): collective and root
+  std::uint64_t bytes = 0;      // what it sends or receives
+  std::uint64_t address = 0;    // its buffer, in its address space (single-copy transfers)
   std::uint64_t shared_id = 0;  // the allocate_shared allocation holding it, 0 for none
 };
 

@@ -80,9 +80,10 @@ class TeamImpl final : public sync::WaitObserver {
     if (scatter_root_plans_.empty()) scatter_root_plans_.resize(static_cast<std::size_t>(size_));
     return scatter_root_plans_[static_cast<std::size_t>(root)];
   }
-  // The root's side of a uniform gather along the tree rooted at `root` (TreeGather): per
-  // child, its stream's length and where each block of it lies (pieces of children before it
-  // end where the child's begin). Kept per root for the last block size, as ScatterRootPlan.
+  // The root's side of a gather along the tree rooted at `root` (TreeGather) whose children's
+  // streams carry no tables: per child, its stream's length and where each block of it lies
+  // (pieces of children before it end where the child's begin). Kept per root, for gather and
+  // for gatherv, for the last block sizes, as ScatterRootPlan.
   struct GatherRootPlan {
     struct Child {
       int rank;
@@ -91,15 +92,17 @@ class TeamImpl final : public sync::WaitObserver {
     };
     struct Piece {
       std::uint64_t begin;  // in the child's stream
+      std::uint64_t entry;  // its size, with tree_layout::kDirect for a direct block
       int rank;             // whose block it is
     };
-    std::uint64_t block = UINT64_MAX;  // none yet
+    // What it was planned for: table entries by rank (gather: every one the block size).
+    std::vector<std::uint64_t> entries;
     std::vector<Child> children;
     std::vector<Piece> pieces;
   };
-  GatherRootPlan& gather_root_plan(int root) {
-    if (gather_root_plans_.empty()) gather_root_plans_.resize(static_cast<std::size_t>(size_));
-    return gather_root_plans_[static_cast<std::size_t>(root)];
+  GatherRootPlan& gather_root_plan(int root, bool v_form) {
+    if (gather_root_plans_.empty()) gather_root_plans_.resize(2 * static_cast<std::size_t>(size_));
+    return gather_root_plans_[2 * static_cast<std::size_t>(root) + (v_form ? 1 : 0)];
   }
   // What the algorithm registry decides on (coll/registry.hpp): the same on every rank.
   registry::TeamShape shape();
@@ -199,7 +202,7 @@ class TeamImpl final : public sync::WaitObserver {
   std::vector<std::unique_ptr<topology::Tree>> trees_;  // by root
   std::vector<LeafPlace> leaf_places_;                  // by root
   std::vector<ScatterRootPlan> scatter_root_plans_;     // by root
-  std::vector<GatherRootPlan> gather_root_plans_;       // by root
+  std::vector<GatherRootPlan> gather_root_plans_;       // by root, then v-form
   std::uint64_t published_progress_ = 0;                // the last tag publish_step stored
   bool oversubscribed_ = false;  // more ranks than CPUs to run on (the same on every rank)
   bool single_copy_ = false;     // every pair of ranks passed the CMA probe at formation
