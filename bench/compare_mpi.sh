@@ -3,16 +3,23 @@
 # back to back, for np=2 and np=4 (one rank per core where there are enough cores). With more
 # ranks than cores, iterations are capped at OVERSUBSCRIBED_ITERATIONS (default 50): MPICH
 # busy-polls, so each of its calls then costs scheduler time slices.
-# usage: bench/compare_mpi.sh [BUILD_DIR] [OUT_DIR] [REPETITIONS]
+# usage: [NPS="2 4"] bench/compare_mpi.sh [BUILD_DIR] [OUT_DIR] [REPETITIONS]
 set -euo pipefail
 build=${1:-build}
 out=${2:-bench/results/mpi-$(date +%Y-%m-%d)}
 reps=${3:-3}
 mkdir -p "$out"
+# The machine and the MPIs these figures belong to.
+{
+  echo "# $(date -u +%FT%TZ), $(uname -srm), $(nproc) CPUs"
+  lscpu | grep -E '^(Model name|Socket|Core|Thread|NUMA node\(s\)|L[123])' || true
+  mpirun.openmpi --version 2>/dev/null | head -1 || true
+  mpichversion 2>/dev/null | head -1 || true
+} > "$out/machine.txt"
 openmpi=(mpirun.openmpi --allow-run-as-root --oversubscribe --bind-to core:overload-allowed)
 mpich=(mpiexec.mpich -bind-to core)
 for rep in $(seq 1 "$reps"); do
-  for np in 2 4; do
+  for np in ${NPS:-2 4}; do
     for mpi in openmpi mpich; do
       bin="$build/bench/mpi-bench-$mpi"
       plugin="$(realpath "$build/lib/libshmcoll_mpi_$mpi.so")"

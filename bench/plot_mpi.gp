@@ -16,6 +16,8 @@ do for [coll in "bcast scatter scatterv gather gatherv"] {
   plot f using 1:2 with linespoints lc rgb "#1f77b4" pt 7 ps 0.5 title "Open MPI", \
        f using 1:3 with linespoints lc rgb "#1f77b4" dt 2 pt 5 ps 0.5 title "Open MPI + shmcoll", \
        f using 1:4 with linespoints lc rgb "#d62728" pt 7 ps 0.5 title "MPICH", \
-       f using 1:5 with linespoints lc rgb "#d62728" dt 2 pt 5 ps 0.5 title "MPICH + shmcoll"
+       f using 1:5 with linespoints lc rgb "#d62728" dt 2 pt 5 ps 0.5 title "MPICH + shmcoll", \
+       f using 1:6 with lines lc rgb "#7f7f7f" dt 3 title "memcpy (rank 0)", \
+       f using 1:7 with lines lc rgb "#000000" dt 4 title "copy floor (all ranks)"
 }
 unset multiplot

@@ -6,7 +6,8 @@ Prints, for np and collective at selected sizes, the median over repetitions of 
 latency (us) of each MPI natively and with the shmcoll plugin, and the ratio plugin / native;
 then, where the runs recorded them, the memcpy and copy-floor references (median over every
 run of that np) and each plugin result against the best native one and against the floor.
-Also writes DIR/plot-np<N>-<collective>.dat (bytes and the four medians) for bench/plot_mpi.gp.
+Also writes DIR/plot-np<N>-<collective>.dat (bytes, the four medians and the references) for
+bench/plot_mpi.gp.
 """
 import csv
 import glob
@@ -35,9 +36,12 @@ def main(folder):
         for coll in sorted({k[1] for k in med}):
             sizes = sorted({k[2] for k in med if k[0] == n and k[1] == coll})
             with open(os.path.join(folder, f"plot-np{n}-{coll}.dat"), "w") as out:
-                out.write("# bytes openmpi openmpi+shmcoll mpich mpich+shmcoll (us)\n")
+                out.write("# bytes openmpi openmpi+shmcoll mpich mpich+shmcoll memcpy floor (us)\n")
                 for b in sizes:
                     vals = [med.get((n, coll, b, m, mode)) for m, mode in series]
+                    r = refs.get((n, coll, b), {})
+                    vals += [statistics.median(r[ref]) if ref in r else None
+                             for ref in ("memcpy_us", "floor_us")]
                     out.write(f"{b} " + " ".join("NaN" if v is None else f"{v:.3f}" for v in vals) + "\n")
     reps = max(len(v) for v in data.values())
     print(f"OSU-style average latency, us, median of {reps} runs; ratio = with plugin / native.\n")
