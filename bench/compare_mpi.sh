@@ -3,7 +3,7 @@
 # back to back, for np=2 and np=4 (one rank per core where there are enough cores). With more
 # ranks than cores, iterations are capped at OVERSUBSCRIBED_ITERATIONS (default 50): MPICH
 # busy-polls, so each of its calls then costs scheduler time slices.
-# usage: [NPS="2 4"] bench/compare_mpi.sh [BUILD_DIR] [OUT_DIR] [REPETITIONS]
+# usage: [NPS="2 4"] [MPIS="openmpi mpich"] bench/compare_mpi.sh [BUILD_DIR] [OUT_DIR] [REPETITIONS]
 set -euo pipefail
 build=${1:-build}
 out=${2:-bench/results/mpi-$(date +%Y-%m-%d)}
@@ -20,7 +20,7 @@ openmpi=(mpirun.openmpi --allow-run-as-root --oversubscribe --bind-to core:overl
 mpich=(mpiexec.mpich -bind-to core)
 for rep in $(seq 1 "$reps"); do
   for np in ${NPS:-2 4}; do
-    for mpi in openmpi mpich; do
+    for mpi in ${MPIS:-openmpi mpich}; do
       bin="$build/bench/mpi-bench-$mpi"
       plugin="$(realpath "$build/lib/libshmcoll_mpi_$mpi.so")"
       [ -x "$bin" ] || continue

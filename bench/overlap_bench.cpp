@@ -109,8 +109,7 @@ int main(int argc, char** argv) {
           "# shmcoll-overlap: %d ranks, progress thread %s, computation %s, checks=%s\n"
           "# machine: %s\n",
           size, team.options().progress_thread ? "on" : "off", idle ? "sleeps" : "spins",
-          team.options().checks == CheckLevel::kFull ? "full" : "basic",
-          bench::describe_machine().c_str());
+          check_level_name(team.options().checks), bench::describe_machine().c_str());
       std::printf("collective,bytes,progress_thread,pure_us,compute_us,overall_us,overlap_pct\n");
     }
     for (int c = 0; c < 5; ++c) {

@@ -225,8 +225,7 @@ int main(int argc, char** argv) {
     if (me == 0) {
       const Options& o = team.options();
       std::printf("# shmcoll-bench: %d ranks; checks=%s; slots %d x %zu bytes; segment %zu bytes\n",
-                  size, o.checks == CheckLevel::kFull ? "full" : "basic", o.slots, o.slot_bytes,
-                  team.segment_bytes());
+                  size, check_level_name(o.checks), o.slots, o.slot_bytes, team.segment_bytes());
       std::printf("# machine: %s\n", bench::describe_machine().c_str());
       for (const ParameterInfo& p : parameters(o)) {
         if (p.name.find("_ALGORITHM") != std::string::npos)
@@ -241,9 +240,11 @@ int main(int argc, char** argv) {
       std::printf(
           "# avg/min/max: mean over ranks of each rank's mean latency, and its extremes (OSU);\n"
           "# p50: median over iterations of the slowest rank's latency; MB/s: bytes that cross\n"
-          "# processes ((ranks-1) x size) / p50; memcpy: one rank copying size bytes; floor: every\n"
+          "# processes ((ranks-1) x size) / p50; memcpy: one rank copying size bytes; floor: "
+          "every\n"
           "# rank at once copying its share of (ranks-1) x size bytes (the slowest).\n");
-      std::printf("# buffers: %s\n", cfg.shared ? "Team::allocate_shared" : "private (std::vector)");
+      std::printf("# buffers: %s\n",
+                  cfg.shared ? "Team::allocate_shared" : "private (std::vector)");
       if (!cfg.csv.empty()) {
         csv = std::fopen(cfg.csv.c_str(), "w");
         if (csv)
@@ -303,11 +304,11 @@ int main(int argc, char** argv) {
           team.barrier();
           const auto t0 = Clock::now();
           std::memcpy(b.recv.data(), b.send.data(), share);
-          const double us =
-              std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
+          const double us = std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
           std::vector<double> each(me == 0 ? usize : 0);
           team.gather(&us, 1, kDouble, each.data(), 1, kDouble, 0);
-          if (me == 0 && k >= 0) floor_samples.push_back(*std::max_element(each.begin(), each.end()));
+          if (me == 0 && k >= 0)
+            floor_samples.push_back(*std::max_element(each.begin(), each.end()));
         }
         const double floor_us = me == 0 ? median(floor_samples) : 0;
         int bad = 0;

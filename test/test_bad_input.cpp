@@ -3,6 +3,7 @@
 // hang; afterwards the team is aborted (further calls raise the same error) and /dev/shm is
 // clean.
 #include <doctest/doctest.h>
+#include <unistd.h>
 
 #include <cstring>
 #include <functional>
@@ -31,7 +32,12 @@ void run_case(const Case& c, const Options& options = test_options()) {
         Team team(ctx.bootstrap, options);
         try {
           c.call(team, ctx);
-          ctx.fail("%s: the call returned without an error", c.name);
+          // Deferred checks: a rank that left before the mismatching peer arrived learns of
+          // the error in its next call.
+          if (options.checks != CheckLevel::kDeferred)
+            ctx.fail("%s: the call returned without an error", c.name);
+          team.barrier();
+          ctx.fail("%s: neither the call nor the next one raised an error", c.name);
         } catch (const Error& e) {
           if (e.status() != c.status) {
             ctx.fail("%s: status '%s', expected '%s' (%s)", c.name, status_name(e.status()),
@@ -210,6 +216,62 @@ TEST_CASE("bad input: type signature mismatches along the topology tree") {
   tree.topology = "numa:2 core:2 pu:1";
   tree.bcast_algorithm = tree.scatter_algorithm = tree.gather_algorithm = Algorithm::kTree;
   for (const Case& c : signature_mismatches()) run_case(c, tree);
+}
+
+TEST_CASE(
+    "bad input under deferred checks: every rank gets the error, at the latest in its next call") {
+  Options deferred = test_options();
+  deferred.checks = CheckLevel::kDeferred;
+  run_case({"root mismatch",
+            {"root mismatch", "root=0", "root=1"},
+            [](Team& t, RankContext& ctx) {
+              auto v = ints(kN);
+              t.bcast(v.data(), kN, kInt32, ctx.rank == 2 ? 1 : 0);
+            }},
+           deferred);
+  for (const Case& c : signature_mismatches()) run_case(c, deferred);
+  run_case({"bcast against gather",
+            {"mismatch"},
+            [](Team& t, RankContext& ctx) {
+              auto v = ints(kRanks * kN);
+              if (ctx.rank == 1) {
+                t.gather(v.data(), kN, kInt32, nullptr, 0, kInt32, 0);
+              } else {
+                t.bcast(v.data(), kN, kInt32, 0);
+              }
+            }},
+           deferred);
+  // The mismatching rank comes last, after the others may have returned: a late root.
+  run_case({"late root mismatch",
+            {"root mismatch"},
+            [](Team& t, RankContext& ctx) {
+              auto v = ints(kN);
+              if (ctx.rank == 3) usleep(50'000);
+              t.bcast(v.data(), kN, kInt32, ctx.rank == 3 ? 3 : 0);
+            }},
+           deferred);
+}
+
+TEST_CASE("deferred checks: ranks far apart in a long run of calls compare through the history") {
+  // Rank 0 falls behind by more calls than the history holds; the others must wait for it
+  // before they overwrite what it has yet to read, and every comparison must still pass.
+  Options deferred = test_options();
+  deferred.checks = CheckLevel::kDeferred;
+  std::string job;
+  const launch::JobOutcome outcome = run_ranks(
+      {.nranks = kRanks},
+      [&](RankContext& ctx) {
+        Team team(ctx.bootstrap, deferred);
+        for (int i = 0; i < 200; ++i) {
+          if (ctx.rank == 0 && i % 50 == 0) usleep(20'000);
+          auto v = ints(kN, ctx.rank == i % kRanks ? i : -1);
+          team.bcast(v.data(), kN, kInt32, i % kRanks);
+          if (v[0] != i) ctx.fail("call %d: got %d", i, v[0]);
+        }
+      },
+      &job);
+  INFO(outcome.summary());
+  CHECK(outcome.succeeded());
 }
 
 TEST_CASE("bad input: negative and overflowing counts and displacements") {

@@ -190,11 +190,15 @@ TEST_CASE("parameters are read from the environment once and checked") {
   const Options o = Options::from_env();
   CHECK(o.slot_bytes == 16384);
   CHECK(o.checks == CheckLevel::kBasic);
+  setenv("SHMCOLL_CHECKS", "deferred", 1);
+  CHECK(Options::from_env().checks == CheckLevel::kDeferred);
+  CHECK(std::string(check_level_name(CheckLevel::kDeferred)) == "deferred");
   setenv("SHMCOLL_SLOTS", "0", 1);
   CHECK_THROWS_AS(Options::from_env(), InvalidArgument);
   setenv("SHMCOLL_SLOTS", "3", 1);
   setenv("SHMCOLL_CHECKS", "sometimes", 1);
-  CHECK_THROWS_WITH_AS(Options::from_env(), "SHMCOLL_CHECKS='sometimes' must be 'full' or 'basic'",
+  CHECK_THROWS_WITH_AS(Options::from_env(),
+                       "SHMCOLL_CHECKS='sometimes' must be 'full', 'deferred' or 'basic'",
                        InvalidArgument);
   for (const char* v : {"SHMCOLL_SLOT_BYTES", "SHMCOLL_CHECKS", "SHMCOLL_SLOTS"}) unsetenv(v);
   bool found = false;

@@ -24,7 +24,15 @@ enum class CheckLevel {
   kBasic,  // each rank checks its own arguments, receivers check what the root sends them
   kFull,   // also: every rank verifies that all ranks called the same collective with the same
            // root and matching sizes before it returns (costs one read per peer per call)
+  // The same comparisons as kFull, without waiting for them: a rank compares itself with the
+  // peers that arrived before it, and the later ones compare themselves with it. A rank that
+  // returned before the mismatching peer arrived gets the error in its next call into the team.
+  // No rank waits for the slowest one, which is what oversubscribed teams need.
+  kDeferred,
 };
+
+// "basic", "full", "deferred".
+const char* check_level_name(CheckLevel level);
 
 struct Options {
   // Bytes of one data slot. Larger messages move in chunks of this size. Rounded up to a

@@ -1,6 +1,7 @@
 #include "core/operation.hpp"
 
 #include "core/fault_points.hpp"
+#include "core/text.hpp"
 
 namespace shmcoll {
 using sync::make_tag;
@@ -75,11 +76,78 @@ bool CollectiveOp::agree_with(int peer, sync::WaitTarget& blocked_on) {
       blocked_on = {&status.tag, make_tag(op_, sync::kStepArrived), peer};
       return false;
     case PeerState::kPassed:
-      return true;  // it left this operation, which it does only after checking us
+      // Under full checks it left this operation only after checking us. Under deferred ones
+      // (a barrier) it may have run a deferred comparison before this rank arrived.
+      if (team_.options().checks == CheckLevel::kDeferred) compare_with_history(peer);
+      return true;
     case PeerState::kRead:
       check_peer_signature(peer, arrival.packed, arrival.bytes);
       return true;
   }
+  return true;
+}
+
+bool CollectiveOp::agree_deferred(sync::WaitTarget& blocked_on) {
+  if (next_peer_ == 0) {
+    // seq_cst, paired with the same fence of every peer: each rank published its arrival
+    // before its fence and reads the others' status lines after it, so of any two ranks at
+    // least one sees the other arrived (or past): every pair is compared by one of its ranks.
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+  }
+  for (; next_peer_ < team_.size(); ++next_peer_) {
+    if (next_peer_ == team_.rank() || checked_in_data_path(next_peer_)) continue;
+    compare_if_arrived(next_peer_);
+  }
+  return record_signature(blocked_on);
+}
+
+void CollectiveOp::compare_if_arrived(int peer) {
+  PeerArrival arrival;
+  switch (read_peer_arrival(team_.area(peer).status(), op_, arrival)) {
+    case PeerState::kNotArrived:
+      return;  // it compares itself with this rank when it arrives
+    case PeerState::kRead:
+      check_peer_signature(peer, arrival.packed, arrival.bytes);
+      return;
+    case PeerState::kPassed:
+      // It may have left before this rank arrived: its history holds the signature.
+      compare_with_history(peer);
+      return;
+  }
+}
+
+void CollectiveOp::compare_with_history(int peer) const {
+  segment::SignatureHistory::Entry& entry =
+      team_.area(peer).history().entries[op_ % segment::SignatureHistory::kEntries];
+  // Seqlock read, paired with record_signature: the acquire load of `op` makes the fields
+  // stored before it visible; the acquire fence orders the field loads before the re-check, so
+  // values of a later rewrite are discarded (which the rewriter's wait rules out anyway).
+  const std::uint64_t before = entry.op.load(std::memory_order_acquire);
+  const std::uint64_t packed = entry.signature.load(std::memory_order_relaxed);
+  const std::uint64_t bytes = entry.bytes.load(std::memory_order_relaxed);
+  std::atomic_thread_fence(std::memory_order_acquire);
+  if (before != op_ || entry.op.load(std::memory_order_relaxed) != op_) {
+    team_.fail(Status::kInternal,
+               concat("rank ", peer, " left ", where(), " (operation #", op_,
+                      ") without leaving its signature for rank ", team_.rank()));
+  }
+  check_peer_signature(peer, packed, bytes);
+}
+
+bool CollectiveOp::record_signature(sync::WaitTarget& blocked_on) {
+  constexpr std::uint64_t kEntries = segment::SignatureHistory::kEntries;
+  // The entry last held operation op_ - kEntries, which a peer may still be reading until it
+  // arrives in the operation after that one.
+  if (op_ > kEntries && !team_.peers_reached(op_ - kEntries + 1, blocked_on)) return false;
+  segment::SignatureHistory::Entry& entry = team_.self().history().entries[op_ % kEntries];
+  entry.op.store(0, std::memory_order_relaxed);
+  // release fence: the 0 above is visible before any of the new fields (seqlock write).
+  std::atomic_thread_fence(std::memory_order_release);
+  entry.signature.store(sig_.packed(), std::memory_order_relaxed);
+  entry.bytes.store(sig_.bytes, std::memory_order_relaxed);
+  // release: a peer that reads op_ here reads the fields above. Peers read the entry only
+  // once this rank's status shows a later operation, published with release after this.
+  entry.op.store(op_, std::memory_order_release);
   return true;
 }
 
@@ -117,6 +185,17 @@ bool CollectiveOp::advance(sync::WaitTarget& blocked_on) {
             flush_deferred_ack();
             return false;
           }
+        }
+        // A barrier under deferred checks waited for everyone, but peers still comparing an
+        // earlier operation with this rank read its history: keep it complete.
+        if (team_.options().checks == CheckLevel::kDeferred && !record_signature(blocked_on)) {
+          flush_deferred_ack();
+          return false;
+        }
+      } else if (team_.options().checks == CheckLevel::kDeferred) {
+        if (!agree_deferred(blocked_on)) {
+          flush_deferred_ack();
+          return false;
         }
       }
       stage_ = Stage::kVerdict;

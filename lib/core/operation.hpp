@@ -6,7 +6,11 @@
 //   start    number the operation, publish arrival and signature in this rank's status line
 //   data     the algorithm's own work (advance_data), in chunks
 //   agree    CheckLevel::kFull and barriers: every peer's signature for this operation
-//            matches (a peer already past this operation has checked ours)
+//            matches (a peer already past this operation has checked ours);
+//            CheckLevel::kDeferred: the same for the peers that arrived before this rank, read
+//            from their status or history, without waiting for the others (they compare
+//            themselves with this rank when they arrive); then this rank's signature goes
+//            into its history for them
 //   verdict  when the algorithm asks for it, wait until the root has finished its checks
 //   done     publish departure
 #pragma once
@@ -47,6 +51,9 @@ class CollectiveOp {
   // Compares a peer's published signature for this operation with ours; aborts the team on a
   // mismatch.
   void check_peer_signature(int peer, std::uint64_t packed, std::uint64_t bytes) const;
+  // CheckLevel::kDeferred: the same for a peer that has left this operation, from the
+  // signature it left in its history.
+  void compare_with_history(int peer) const;
 
   // "bcast (root 3)" (the operation's number, once started, is op()).
   std::string where() const;
@@ -97,6 +104,10 @@ class CollectiveOp {
   const void* exposed_ = nullptr;
   std::vector<ByteRange> lent_;
   bool agree_with(int peer, sync::WaitTarget& blocked_on);
+  // CheckLevel::kDeferred: compares with every peer that arrived, then records the signature.
+  bool agree_deferred(sync::WaitTarget& blocked_on);
+  void compare_if_arrived(int peer);
+  bool record_signature(sync::WaitTarget& blocked_on);
   void flush_deferred_ack();
 
   enum class Stage { kStart, kData, kAgree, kVerdict, kDone };

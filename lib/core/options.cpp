@@ -62,18 +62,21 @@ const std::vector<Row>& rows() {
          o.slots = static_cast<int>(parse_integer("SHMCOLL_SLOTS", v, 1, 64));
        }},
       {"SHMCOLL_CHECKS",
-       "full: every rank verifies that all ranks agree on collective, root and sizes; basic: "
-       "local argument checks and receiver-side size checks only (cheaper)",
-       [](const Options& o) {
-         return std::string(o.checks == CheckLevel::kFull ? "full" : "basic");
-       },
+       "full: every rank verifies that all ranks agree on collective, root and sizes before it "
+       "returns; deferred: the same checks, but a rank that returned before a mismatching peer "
+       "arrived gets the error in its next call (no rank waits for the slowest); basic: local "
+       "argument checks and receiver-side size checks only",
+       [](const Options& o) { return std::string(check_level_name(o.checks)); },
        [](Options& o, const std::string& v) {
          if (v == "full")
            o.checks = CheckLevel::kFull;
+         else if (v == "deferred")
+           o.checks = CheckLevel::kDeferred;
          else if (v == "basic")
            o.checks = CheckLevel::kBasic;
          else
-           throw InvalidArgument("SHMCOLL_CHECKS='" + v + "' must be 'full' or 'basic'");
+           throw InvalidArgument("SHMCOLL_CHECKS='" + v +
+                                 "' must be 'full', 'deferred' or 'basic'");
        }},
       {"SHMCOLL_TIMEOUT", "seconds a rank waits for a peer before raising Timeout",
        [](const Options& o) { return std::to_string(o.timeout_s); },
@@ -166,6 +169,18 @@ const std::vector<Row>& rows() {
 }
 
 }  // namespace
+
+const char* check_level_name(CheckLevel level) {
+  switch (level) {
+    case CheckLevel::kBasic:
+      return "basic";
+    case CheckLevel::kFull:
+      return "full";
+    case CheckLevel::kDeferred:
+      return "deferred";
+  }
+  return "?";
+}
 
 Options Options::from_env() {
   Options o;

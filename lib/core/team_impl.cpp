@@ -77,6 +77,25 @@ void TeamImpl::publish_arrival(std::uint64_t op, const OpSignature& sig, const v
   publish(status.tag, make_tag(op, sync::kStepArrived));
 }
 
+bool TeamImpl::peers_reached(std::uint64_t op, sync::WaitTarget& blocked_on) {
+  if (op <= peers_reached_) return true;
+  std::uint64_t lowest = sync::kMaxOperation;
+  for (int r = 0; r < size_; ++r) {
+    if (r == rank_) continue;
+    segment::StatusLine& status = area(r).status();
+    // acquire: pairs with the peer's arrival (publish_arrival); nothing read here depends on
+    // it, but the caller may rewrite what the peer read before it arrived.
+    const std::uint64_t at = sync::op_of(status.tag.load(std::memory_order_acquire));
+    if (at < op) {
+      blocked_on = {&status.tag, sync::make_tag(op, sync::kStepWriting), r};
+      return false;
+    }
+    lowest = std::min(lowest, at);
+  }
+  peers_reached_ = lowest;
+  return true;
+}
+
 void TeamImpl::publish_step(std::uint64_t op, std::uint64_t step) {
   // The tag only grows. A rank that reads the streams of several writers in one operation (a
   // tree gatherv sender reads its children's and the root's table) acknowledges each on its
@@ -205,8 +224,13 @@ void TeamImpl::check_peer_in_slow_wait(const sync::WaitTarget& target) {
   const std::uint64_t op = current_->op();
   segment::StatusLine& status = area(target.peer).status();
   PeerArrival arrival;
-  if (read_peer_arrival(status, op, arrival) == PeerState::kRead) {
+  const PeerState state = read_peer_arrival(status, op, arrival);
+  if (state == PeerState::kRead) {
     current_->check_peer_signature(target.peer, arrival.packed, arrival.bytes);
+  } else if (state == PeerState::kPassed && options_.checks == CheckLevel::kDeferred) {
+    // It left without comparing itself with this rank (which had not arrived): the precise
+    // error comes from its history.
+    current_->compare_with_history(target.peer);
   }
   // acquire: if the peer departed, everything it published before departing is visible to
   // the re-check of the target below.

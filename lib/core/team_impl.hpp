@@ -183,6 +183,10 @@ class TeamImpl final : public sync::WaitObserver {
   // Arrival (status line) and progress (progress line) of the current operation.
   void publish_arrival(std::uint64_t op, const OpSignature& sig, const void* buffer);
   void publish_step(std::uint64_t op, std::uint64_t step);
+  // Whether every peer has arrived in operation `op` or a later one; otherwise `blocked_on`
+  // names one that has not. Remembers the lowest operation it saw, so that most calls read no
+  // peer's line.
+  bool peers_reached(std::uint64_t op, sync::WaitTarget& blocked_on);
 
  private:
   void form(Bootstrap& bootstrap);
@@ -212,7 +216,8 @@ class TeamImpl final : public sync::WaitObserver {
   sync::WaitPolicy policy_;
   std::uint64_t op_ = 0;
   bool aborted_ = false;
-  bool wake_pending_ = false;  // published since the last wake_sleepers()
+  bool wake_pending_ = false;        // published since the last wake_sleepers()
+  std::uint64_t peers_reached_ = 0;  // every peer was seen in this operation or a later one
   std::string abort_message_;
   Status abort_status_ = Status::kOk;
   CollectiveOp* current_ = nullptr;  // the operation being driven, for slow-path checks

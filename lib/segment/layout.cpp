@@ -38,6 +38,8 @@ std::uint64_t layout_hash() {
       sizeof(ProgressLine),
       offsetof(ProgressLine, copied_op),
       RankArea::kControlLines,
+      sizeof(SignatureHistory),
+      SignatureHistory::kEntries,
       sizeof(WakeLine),
       sizeof(SlotHeader),
       offsetof(SlotHeader, inline_data),

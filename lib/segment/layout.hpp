@@ -9,6 +9,7 @@
 //     StatusLine                        1 line   arrival and signature, written by the owner
 //     WakeLine                          1 line   epoch written by the owner, sleepers by waiters
 //     ProgressLine                      1 line   acknowledgements and departure, by the owner
+//     SignatureHistory                  3 lines  signatures of recent operations, by the owner
 //     SlotHeader[slots]                 1 line each, written by the owner only
 //     slot data[slots]                  slot_bytes each, cache-line aligned
 //
@@ -30,7 +31,7 @@ using sync::kCacheLine;
 using sync::WakeLine;
 
 inline constexpr std::uint64_t kMagic = 0x4c4c4f434d485321ull;  // "!SHMCOLL" little-endian
-inline constexpr std::uint32_t kVersion = 4;
+inline constexpr std::uint32_t kVersion = 5;
 // The granule of NUMA placement (numa_placement.hpp): rank areas start on multiples of it. The
 // base page size of the platforms shmcoll runs on; a larger page only coarsens the placement.
 inline constexpr std::uint64_t kPageBytes = 4096;
@@ -89,6 +90,22 @@ struct alignas(kCacheLine) ProgressLine {
 };
 static_assert(sizeof(ProgressLine) == kCacheLine);
 
+// The signatures of this rank's last kEntries operations, for CheckLevel::kDeferred: a peer
+// that arrives after this rank left an operation compares its own signature with the entry of
+// that operation here (the status line shows only the current one). Entry op % kEntries holds
+// operation `op`; the owner rewrites an entry only once every peer is past the operation it
+// held (CollectiveOp::record_signature). Each entry is a seqlock on `op`, as the status line.
+struct alignas(kCacheLine) SignatureHistory {
+  static constexpr std::uint64_t kEntries = 8;
+  struct Entry {
+    std::atomic<std::uint64_t> op;  // 0 while being written
+    std::atomic<std::uint64_t> signature;
+    std::atomic<std::uint64_t> bytes;
+  };
+  Entry entries[kEntries];
+};
+static_assert(sizeof(SignatureHistory) == 3 * kCacheLine);
+
 // Flag line of one slot: the chunk tag, what the chunk belongs to, and small payloads inline,
 // so a message of up to kInlineBytes costs the reader a single cache-line transfer.
 struct alignas(kCacheLine) SlotHeader {
@@ -126,13 +143,17 @@ class RankArea {
   ProgressLine& progress() const {
     return *reinterpret_cast<ProgressLine*>(base_ + 2 * kCacheLine);
   }
+  SignatureHistory& history() const {
+    return *reinterpret_cast<SignatureHistory*>(base_ + 3 * kCacheLine);
+  }
   SlotHeader& slot_header(std::uint32_t s) const {
     return reinterpret_cast<SlotHeader*>(base_ + kControlLines * kCacheLine)[s];
   }
   std::byte* slot_data(std::uint32_t s) const {
     return base_ + (kControlLines + slots_) * kCacheLine + s * slot_bytes_;
   }
-  static constexpr std::uint64_t kControlLines = 3;  // status, wake, progress
+  // status, wake, progress, signature history
+  static constexpr std::uint64_t kControlLines = 3 + sizeof(SignatureHistory) / kCacheLine;
 
  private:
   std::byte* base_;
