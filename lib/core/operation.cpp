@@ -87,7 +87,7 @@ bool CollectiveOp::agree_with(int peer, sync::WaitTarget& blocked_on) {
   return true;
 }
 
-bool CollectiveOp::agree_deferred(sync::WaitTarget& blocked_on) {
+void CollectiveOp::compare_arrived_peers() {
   if (next_peer_ == 0) {
     // seq_cst, paired with the same fence of every peer: each rank published its arrival
     // before its fence and reads the others' status lines after it, so of any two ranks at
@@ -98,7 +98,6 @@ bool CollectiveOp::agree_deferred(sync::WaitTarget& blocked_on) {
     if (next_peer_ == team_.rank() || checked_in_data_path(next_peer_)) continue;
     compare_if_arrived(next_peer_);
   }
-  return record_signature(blocked_on);
 }
 
 void CollectiveOp::compare_if_arrived(int peer) {
@@ -186,17 +185,14 @@ bool CollectiveOp::advance(sync::WaitTarget& blocked_on) {
             return false;
           }
         }
-        // A barrier under deferred checks waited for everyone, but peers still comparing an
-        // earlier operation with this rank read its history: keep it complete.
-        if (team_.options().checks == CheckLevel::kDeferred && !record_signature(blocked_on)) {
-          flush_deferred_ack();
-          return false;
-        }
       } else if (team_.options().checks == CheckLevel::kDeferred) {
-        if (!agree_deferred(blocked_on)) {
-          flush_deferred_ack();
-          return false;
-        }
+        compare_arrived_peers();
+      }
+      // Under deferred checks every operation, a barrier too, leaves its signature for peers
+      // that compare themselves with this rank after it has left.
+      if (team_.options().checks == CheckLevel::kDeferred && !record_signature(blocked_on)) {
+        flush_deferred_ack();
+        return false;
       }
       stage_ = Stage::kVerdict;
       [[fallthrough]];

@@ -104,8 +104,8 @@ class CollectiveOp {
   const void* exposed_ = nullptr;
   std::vector<ByteRange> lent_;
   bool agree_with(int peer, sync::WaitTarget& blocked_on);
-  // CheckLevel::kDeferred: compares with every peer that arrived, then records the signature.
-  bool agree_deferred(sync::WaitTarget& blocked_on);
+  // CheckLevel::kDeferred: compares with every peer that arrived, without waiting for any.
+  void compare_arrived_peers();
   void compare_if_arrived(int peer);
   bool record_signature(sync::WaitTarget& blocked_on);
   void flush_deferred_ack();
