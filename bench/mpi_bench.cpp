@@ -7,6 +7,7 @@
 // rank at once copies its share of the bytes that must land in other ranks' buffers,
 // (ranks - 1) x bytes split evenly, with memcpy; median of the slowest rank): no collective that
 // moves those bytes through memory can be faster than all cores copying them together.
+// With MPI_BENCH_PER_RANK set, every rank also prints its own mean to stderr (who waits where).
 #include <mpi.h>
 
 #include <algorithm>
@@ -44,7 +45,8 @@ double copy_time(std::vector<char>& dst, const std::vector<char>& src, long shar
   for (int i = 0; i < reps + 2; ++i) {
     MPI_Barrier(MPI_COMM_WORLD);
     const double t0 = MPI_Wtime();
-    if (!only_rank0 || rank == 0) std::memcpy(dst.data(), src.data(), static_cast<std::size_t>(share));
+    if (!only_rank0 || rank == 0)
+      std::memcpy(dst.data(), src.data(), static_cast<std::size_t>(share));
     double us = (MPI_Wtime() - t0) * 1e6, worst = 0;
     MPI_Allreduce(&us, &worst, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     if (i >= 2) slowest.push_back(worst);  // two warm-up copies
@@ -78,7 +80,8 @@ int main(int argc, char** argv) {
       recv(static_cast<std::size_t>(max_bytes) * size, 0);
   std::vector<int> counts(static_cast<std::size_t>(size)), displs(static_cast<std::size_t>(size));
   if (rank == 0)
-    std::printf("label,collective,ranks,bytes,iterations,avg_us,min_us,max_us,memcpy_us,floor_us\n");
+    std::printf(
+        "label,collective,ranks,bytes,iterations,avg_us,min_us,max_us,memcpy_us,floor_us\n");
   for (const std::string& coll : colls) {
     for (long bytes = min_bytes; bytes <= max_bytes; bytes *= 2) {
       const int n = static_cast<int>(bytes);
@@ -108,6 +111,8 @@ int main(int argc, char** argv) {
         if (it >= 0) total += t1 - t0;
       }
       const double mean_us = total / iters * 1e6;
+      if (std::getenv("MPI_BENCH_PER_RANK"))
+        std::fprintf(stderr, "rank %d %s %ld %.3f\n", rank, coll.c_str(), bytes, mean_us);
       double sum = 0, mn = 0, mx = 0;
       MPI_Reduce(&mean_us, &sum, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
       MPI_Reduce(&mean_us, &mn, 1, MPI_DOUBLE, MPI_MIN, 0, MPI_COMM_WORLD);

@@ -27,7 +27,7 @@ bool BcastOp::advance_data(sync::WaitTarget& blocked_on) {
     const topology::Tree* tree = choice.tree ? &team_.tree(sig_.root) : nullptr;
     if (choice.single_copy) {
       single_copy_ = true;
-      exchange_.start_broadcast(sig_.bytes, team_.size(), buffer_, tree);
+      exchange_.start_broadcast(sig_.bytes, team_.size(), buffer_, tree, !team_.oversubscribed());
     } else if (tree != nullptr) {
       tree_ = true;
       source_ = me == sig_.root ? me : tree->parent[static_cast<std::size_t>(me)];

@@ -49,7 +49,8 @@ bool GatherOp::advance_data(sync::WaitTarget& blocked_on) {
       if (root && !in_place_) copy::copy_bytes(recvbuf_ + me * b, sendbuf_, b);
       exchange_.start_blocks(SingleCopyExchange::Flow::kToRoot, b, n, !in_place_,
                              root ? recvbuf_ : const_cast<std::byte*>(sendbuf_),
-                             along_tree ? &team_.tree(sig_.root) : nullptr);
+                             along_tree ? &team_.tree(sig_.root) : nullptr,
+                             !team_.oversubscribed());
       single_copy_ = started_ = true;
     }
   }

@@ -57,7 +57,8 @@ bool ScatterOp::advance_data(sync::WaitTarget& blocked_on) {
       if (root && !in_place_) copy::copy_bytes(recvbuf_, sendbuf_ + me * b, b);
       exchange_.start_blocks(SingleCopyExchange::Flow::kFromRoot, b, n, !in_place_,
                              root ? const_cast<std::byte*>(sendbuf_) : recvbuf_,
-                             along_tree ? &team_.tree(sig_.root) : nullptr);
+                             along_tree ? &team_.tree(sig_.root) : nullptr,
+                             !team_.oversubscribed());
       single_copy_ = started_ = true;
     }
   }

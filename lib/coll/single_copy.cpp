@@ -37,8 +37,16 @@ bool SingleCopyExchange::arrival_of(CollectiveOp& op, TeamImpl& team, int peer,
       blocked_on = {&status.tag, make_tag(op.op(), sync::kStepArrived), peer};
       return false;
     case PeerState::kPassed:
-      // A peer that left without waiting for this rank's share did not take the single copy,
-      // which matching arguments would have made it take.
+      // Without a root share a peer leaves once its own copy is over, having set copied_op
+      // (the acquire load of its status tag above made that visible). It may since have
+      // copied in later operations whose roots were not this one, so copied_op may be larger.
+      // A peer that took the slots here (a size mismatch) and a single copy later passes too:
+      // deferred checks find it from the peer's history, and basic ones do not promise to.
+      if (plan_.root_share == 0 &&
+          team.area(peer).progress().copied_op.load(std::memory_order_acquire) >= op.op())
+        return true;
+      // Otherwise a peer that left without waiting for this rank's share did not take the
+      // single copy, which matching arguments would have made it take.
       team.fail(Status::kInvalidArgument,
                 std::string("argument mismatch in ") + kind_name(op.signature().kind) + " (root " +
                     std::to_string(op.signature().root) + ", operation #" +
@@ -126,32 +134,33 @@ bool SteppedTransfer::step(const CollectiveOp& op, TeamImpl& team, int peer, std
 
 void SingleCopyExchange::start_blocks(Flow flow, std::uint64_t block_bytes, int ranks,
                                       bool root_copies_own, std::byte* local,
-                                      const topology::Tree* tree) {
+                                      const topology::Tree* tree, bool cooperative) {
   // Along a tree the root splits blocks with its children only.
   const int sharers =
       tree != nullptr
           ? static_cast<int>(tree->children[static_cast<std::size_t>(tree->root)].size()) + 1
           : ranks;
-  start({flow, block_bytes, block_bytes,
-         balanced_root_share(block_bytes, sharers, root_copies_own ? block_bytes : 0), local,
-         tree});
+  const std::uint64_t share =
+      cooperative ? balanced_root_share(block_bytes, sharers, root_copies_own ? block_bytes : 0)
+                  : 0;
+  start({flow, block_bytes, block_bytes, share, local, tree});
 }
 
 void SingleCopyExchange::start_broadcast(std::uint64_t bytes, int ranks, std::byte* buffer,
-                                         const topology::Tree* tree) {
+                                         const topology::Tree* tree, bool cooperative) {
   const int sharers =
       tree != nullptr
           ? static_cast<int>(tree->children[static_cast<std::size_t>(tree->root)].size()) + 1
           : ranks;
-  start({Flow::kFromRoot, bytes, 0, balanced_root_share(bytes, sharers, 0), buffer, tree,
-         tree != nullptr});
+  start({Flow::kFromRoot, bytes, 0, cooperative ? balanced_root_share(bytes, sharers, 0) : 0,
+         buffer, tree, tree != nullptr});
 }
 
 bool SingleCopyExchange::compared_with(const TeamImpl& team, int root, int peer) const {
   const int me = team.rank();
   // Flat: the root compares every peer before it reports, and every other rank compares the
-  // root and waits for that report.
-  if (plan_.tree == nullptr) return true;
+  // root and (when it waits for the root) that report.
+  if (plan_.tree == nullptr) return me == root || peer == root || waits_for_root(team, root);
   const topology::Tree& tree = *plan_.tree;
   const bool my_child = tree.parent[static_cast<std::size_t>(peer)] == me;
   if (plan_.relay) {
@@ -163,6 +172,8 @@ bool SingleCopyExchange::compared_with(const TeamImpl& team, int root, int peer)
   // root's children cover everyone. Below, a rank knows the root, its own subtree, and (a
   // child of the root, which waits for the root's report) the root's other children.
   if (me == root) return true;
+  // Without shares the root reports after the whole team: a rank that waits for that knows all.
+  if (plan_.root_share == 0 && waits_for_root(team, root)) return true;
   const auto pos = [&](int r) { return tree.position[static_cast<std::size_t>(r)]; };
   const bool in_my_subtree =
       pos(peer) >= pos(me) && pos(peer) < pos(me) + tree.subtree_size[static_cast<std::size_t>(me)];
@@ -188,7 +199,7 @@ int SingleCopyExchange::waited_peer(const TeamImpl& team, int root, int i) const
 
 bool SingleCopyExchange::shares_with_root(const TeamImpl& team, int root) const {
   const int me = team.rank();
-  return me != root &&
+  return me != root && plan_.root_share > 0 &&
          (plan_.tree == nullptr || plan_.tree->parent[static_cast<std::size_t>(me)] == root);
 }
 
@@ -233,7 +244,7 @@ bool SingleCopyExchange::move_peer_share(CollectiveOp& op, TeamImpl& team,
                      plan_.block_bytes - share, plan_.flow == Flow::kToRoot, blocked_on);
 }
 
-bool SingleCopyExchange::all_copied(TeamImpl& team, std::uint64_t op, const std::vector<int>& peers,
+bool SingleCopyExchange::all_copied(TeamImpl& team, std::uint64_t op, std::span<const int> peers,
                                     std::size_t& next, sync::WaitTarget& blocked_on) {
   for (; next < peers.size(); ++next) {
     const int r = peers[next];
@@ -274,6 +285,15 @@ bool reported(TeamImpl& team, int peer, std::uint64_t done, sync::WaitTarget& bl
 }
 }  // namespace
 
+void SingleCopyExchange::note_copy_without_root(const CollectiveOp& op, TeamImpl& team) const {
+  if (plan_.root_share > 0) return;
+  // This rank will not wait for the root, which may then find it past the operation:
+  // copied_op tells the root it left after its copy (not through the slots, which arguments
+  // that differ from the root's would have made it take). Relaxed: the release of the report
+  // that follows, or of the next arrival, publishes it.
+  team.self().progress().copied_op.store(op.op(), std::memory_order_relaxed);
+}
+
 bool SingleCopyExchange::move_own_part(CollectiveOp& op, TeamImpl& team,
                                        sync::WaitTarget& blocked_on) {
   return team.rank() == op.signature().root ? move_root_share(op, team, blocked_on)
@@ -299,6 +319,7 @@ bool SingleCopyExchange::advance_relay(CollectiveOp& op, TeamImpl& team,
   if (stage_ == Stage::kRoot) {
     // A child of the root holds the message once the root's share has landed too.
     if (shares_with_root(team, root) && !reported(team, root, done, blocked_on)) return false;
+    if (team.rank() != root) note_copy_without_root(op, team);
     // release (inside publish): the message in this rank's buffer, moved by system calls on
     // this CPU and (acquired just above) the root's, is visible to the children that acquire
     // this report before they read it.
@@ -317,10 +338,10 @@ bool SingleCopyExchange::advance(CollectiveOp& op, TeamImpl& team, sync::WaitTar
   const std::uint64_t done = make_tag(op.op(), sync::step_consumed(0));
   if (stage_ == Stage::kMove) {
     if (!move_own_part(op, team, blocked_on)) return false;
-    // The root reports at once: its children wait for its shares, not for its subtree.
-    // release (inside publish): the bytes this rank moved, by a system call on its CPU, are
-    // visible to whoever acquires this step.
-    if (is_root) team.publish_step(op.op(), sync::step_consumed(0));
+    // With shares the root reports at once: its children wait for its shares, not for its
+    // subtree. release (inside publish): the bytes this rank moved, by a system call on its
+    // CPU, are visible to whoever acquires this step.
+    if (is_root && plan_.root_share > 0) team.publish_step(op.op(), sync::step_consumed(0));
     stage_ = Stage::kChildren;
     next_peer_ = 0;
   }
@@ -328,14 +349,24 @@ bool SingleCopyExchange::advance(CollectiveOp& op, TeamImpl& team, sync::WaitTar
     // Neither the root's buffer nor (gather) what landed in it may be released or read before
     // every rank below has finished with it.
     if (!children_reported(team, root, done, blocked_on)) return false;
+    if (!is_root) note_copy_without_root(op, team);
     // release: this rank's own copy, and (acquired just above, so ordered before this store)
     // its children's reports of their subtrees: whoever acquires this report sees the whole
-    // subtree's copies over.
-    if (!is_root) team.publish_step(op.op(), sync::step_consumed(0));
+    // subtree's copies over. Without shares the root's report is that of the whole team, for
+    // the ranks that wait for it under full checks.
+    if (!is_root || plan_.root_share == 0) team.publish_step(op.op(), sync::step_consumed(0));
     stage_ = Stage::kRoot;
   }
+  return !waits_for_root(team, root) || reported(team, root, done, blocked_on);
+}
+
+bool SingleCopyExchange::waits_for_root(const TeamImpl& team, int root) const {
+  if (team.rank() == root) return false;
   // The root's share moves into or out of this rank's buffer: wait until it is over.
-  return !shares_with_root(team, root) || reported(team, root, done, blocked_on);
+  if (plan_.root_share > 0) return shares_with_root(team, root);
+  // Full checks promise an error in the same call on every rank: a rank whose copy fails (a
+  // buffer shorter than its count) ends the team before the root's report.
+  return team.options().checks == CheckLevel::kFull;
 }
 
 }  // namespace shmcoll

@@ -119,6 +119,9 @@ class TeamImpl final : public sync::WaitObserver {
     return single_copy_ && bytes >= options_.single_copy_min_bytes;
   }
   bool single_copy_available() const { return single_copy_; }
+  // More ranks than CPUs to run on: a waiting rank holds no CPU of its own, so splitting work
+  // between ranks only adds waits (the same answer on every rank).
+  bool oversubscribed() const { return oversubscribed_; }
   std::string data_paths() const;
   pid_t pid(int r) const { return pids_[static_cast<std::size_t>(r)]; }
 

@@ -85,7 +85,8 @@ static_assert(sizeof(StatusLine) == kCacheLine);
 struct alignas(kCacheLine) ProgressLine {
   std::atomic<std::uint64_t> tag;
   // The last operation in which this rank finished its single-copy transfers of a v-form
-  // (scatterv, gatherv), where chunk acknowledgements in `tag` cannot say it.
+  // (scatterv, gatherv), where chunk acknowledgements in `tag` cannot say it, or of a single
+  // copy it left without waiting for the root (SingleCopyExchange without a root share).
   std::atomic<std::uint64_t> copied_op;
 };
 static_assert(sizeof(ProgressLine) == kCacheLine);
