@@ -162,7 +162,7 @@ void v_arguments(Input& in) {
       }
     }
     try {
-      validate::no_overlap(ctx, blocks, "counts", "displs", "read");
+      validate::no_overlap(ctx, as_span(blocks), "counts", "displs", "read");
       require(disjoint);
     } catch (const InvalidArgument&) {
       require(!disjoint);

@@ -170,14 +170,13 @@ TEST_CASE("validation: messages name the collective, the rank, the argument and 
   const auto blocks = validate::blocks(ctx, "sendcounts", counts, "displs", displs, kInt32);
   CHECK(blocks[3].offset == 32);
   CHECK(message([&] {
-          validate::no_overlap(ctx, blocks, "sendcounts", "displs", "read");
+          validate::no_overlap(ctx, as_span(blocks), "sendcounts", "displs", "read");
         }).find("blocks of ranks 1 and 2 overlap") != std::string::npos);
   const std::vector<Count> zero_overlap{0, 2, 0, 2};
   const std::vector<Count> same_place{4, 4, 4, 0};
   CHECK(message([&] {
-          validate::no_overlap(ctx,
-                               validate::blocks(ctx, "c", zero_overlap, "d", same_place, kInt32),
-                               "c", "d", "read");
+          const auto zero = validate::blocks(ctx, "c", zero_overlap, "d", same_place, kInt32);
+          validate::no_overlap(ctx, as_span(zero), "c", "d", "read");
         }).empty());  // zero-count blocks never overlap anything
   CHECK(message([&] {
           validate::blocks(ctx, "sendcounts", std::vector<Count>{1, 1}, "displs", displs, kInt32);

@@ -81,13 +81,13 @@ class GathervOp final : public CollectiveOp {
   bool started_ = false;
   bool tree_ = false;  // along the topology tree (registry), decided at construction
   TreeGather tree_gather_;
-  std::vector<std::pair<std::uint64_t, std::uint64_t>> blocks_;  // root: (offset, bytes) per rank
+  PlanVector<std::pair<std::uint64_t, std::uint64_t>> blocks_;  // root: (offset, bytes) per rank
   StreamWriter writer_;
   GatherRoot root_side_;
   // Single copy: the root streams a table of every rank's block (ScatterTableEntry, kDirect
   // where that rank writes its block into recvbuf itself) and waits for those ranks' copies.
-  std::vector<ScatterTableEntry> table_;
-  std::vector<int> direct_peers_;
+  PlanVector<ScatterTableEntry> table_;
+  PlanVector<int> direct_peers_;
   std::size_t next_direct_ = 0;
   bool direct_ = false;  // a sender that writes its own block
   bool direct_started_ = false;

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/plan_vector.hpp"
 #include "core/stream.hpp"
 
 namespace shmcoll {
@@ -38,7 +39,7 @@ class GatherRoot {
   Kind kind_ = Kind::kGather;
   int root_ = 0;
   std::uint64_t slot_bytes_ = 0;
-  std::vector<Sender> senders_;  // only those with bytes > 0
+  PlanVector<Sender> senders_;  // only those with bytes > 0
   std::uint64_t rounds_ = 0;
   std::uint64_t round_ = 0;
   std::size_t next_ = 0;

@@ -27,10 +27,10 @@ GathervOp::GathervOp(TeamImpl& team, const void* sendbuf, Count sendcount, Datat
     return;
   }
   expose(recvbuf);
-  const std::vector<validate::Block> blocks =
+  const PlanVector<validate::Block> blocks =
       validate::blocks(ctx, "recvcounts", recvcounts, "displs", displs, recvtype);
   if (team.options().checks == CheckLevel::kFull)
-    validate::no_overlap(ctx, blocks, "recvcounts", "displs", "written");
+    validate::no_overlap(ctx, as_span(blocks), "recvcounts", "displs", "written");
   for (const validate::Block& b : blocks) {
     validate::buffer(ctx, "recvbuf", recvbuf, b.bytes);
     validate::stream_length(ctx, b.bytes);
@@ -98,7 +98,7 @@ bool GathervOp::advance_root(sync::WaitTarget& blocked_on) {
   if (!table_.empty() && !pump_table(blocked_on)) return false;
   if (!root_side_.pull(team_, blocked_on)) return false;
   // recvbuf is complete once every single-copy sender has written its block.
-  return SingleCopyExchange::all_copied(team_, op_, direct_peers_, next_direct_, blocked_on);
+  return SingleCopyExchange::all_copied(team_, op_, as_span(direct_peers_), next_direct_, blocked_on);
 }
 
 bool GathervOp::pump_table(sync::WaitTarget& blocked_on) {
@@ -200,7 +200,7 @@ bool GathervOp::advance_tree(sync::WaitTarget& blocked_on) {
   if (is_root) {
     if (const std::uint64_t step = tree_gather_.deferred_ack()) defer_final_ack(step);
     // recvbuf is complete once every direct sender has written its block.
-    return SingleCopyExchange::all_copied(team_, op_, direct_peers_, next_direct_, blocked_on);
+    return SingleCopyExchange::all_copied(team_, op_, as_span(direct_peers_), next_direct_, blocked_on);
   }
   if (direct_ && !direct_written_) {
     if (!write_direct_block(blocked_on)) return false;

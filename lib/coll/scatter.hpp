@@ -77,9 +77,9 @@ class ScattervOp final : public CollectiveOp {
   bool tree_ = false;  // along the topology tree (registry), decided at construction
   PlanVector<TreeScatter::Block> tree_blocks_;  // root, tree: every rank's block of sendbuf
   TreeScatter tree_scatter_;
-  std::vector<std::uint64_t> send_bytes_;                            // root: bytes per rank
+  PlanVector<std::uint64_t> send_bytes_;                             // root: bytes per rank
   std::pair<const std::byte*, std::uint64_t> copy_own_{nullptr, 0};  // root's own block
-  std::vector<int> direct_peers_;  // root: ranks that copy their block themselves
+  PlanVector<int> direct_peers_;  // root: ranks that copy their block themselves
   SteppedTransfer direct_copy_;    // a rank that copies its block itself
   std::size_t next_direct_ = 0;
   Stage stage_ = Stage::kStart;

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/plan_vector.hpp"
 #include "core/stream.hpp"
 
 namespace shmcoll {
@@ -118,8 +119,8 @@ class ScatterRootStream {
 
   int root_ = 0;
   Uniform uniform_;
-  std::vector<Piece> pieces_;
-  std::vector<ScatterTableEntry> table_;
+  PlanVector<Piece> pieces_;
+  PlanVector<ScatterTableEntry> table_;
   std::uint64_t table_bytes_ = 0;
   std::uint64_t total_ = 0;
   std::size_t fill_cursor_ = 0;

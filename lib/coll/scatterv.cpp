@@ -19,10 +19,10 @@ ScattervOp::ScattervOp(TeamImpl& team, const void* sendbuf, std::span<const Coun
     validate::buffer(ctx, "recvbuf", recvbuf, sig_.bytes);
     return;
   }
-  const std::vector<validate::Block> blocks =
+  const PlanVector<validate::Block> blocks =
       validate::blocks(ctx, "sendcounts", sendcounts, "displs", displs, sendtype);
   if (team.options().checks == CheckLevel::kFull)
-    validate::no_overlap(ctx, blocks, "sendcounts", "displs", "read");
+    validate::no_overlap(ctx, as_span(blocks), "sendcounts", "displs", "read");
   std::uint64_t total = 0;
   send_bytes_.resize(blocks.size());
   for (std::size_t r = 0; r < blocks.size(); ++r) {
@@ -103,7 +103,7 @@ bool ScattervOp::advance_root(sync::WaitTarget& blocked_on) {
   }
   if (!writer_.pump(team_, fill, readers, blocked_on)) return false;
   // sendbuf must stay valid until every single-copy reader has its block.
-  return SingleCopyExchange::all_copied(team_, op_, direct_peers_, next_direct_, blocked_on);
+  return SingleCopyExchange::all_copied(team_, op_, as_span(direct_peers_), next_direct_, blocked_on);
 }
 
 bool ScattervOp::copy_direct_block(sync::WaitTarget& blocked_on) {

@@ -89,7 +89,7 @@ std::uint64_t uniform_blocks(const Context& ctx, const Side& whole, const Side& 
   return b;
 }
 
-std::vector<Block> blocks(const Context& ctx, const char* counts_name,
+PlanVector<Block> blocks(const Context& ctx, const char* counts_name,
                           std::span<const Count> counts, const char* displs_name,
                           std::span<const Count> displs, Datatype type) {
   const auto n = static_cast<std::size_t>(ctx.size);
@@ -102,7 +102,7 @@ std::vector<Block> blocks(const Context& ctx, const char* counts_name,
                      " entries, the team has " + std::to_string(n) + " ranks");
   }
   if (type.size == 0) invalid(ctx, concat("the datatype of ", counts_name, " has size 0"));
-  std::vector<Block> out(n);
+  PlanVector<Block> out(n);
   for (std::size_t r = 0; r < n; ++r) {
     // Names are built only for a message: this loop runs on every call of a v form.
     auto at = [&](const char* name) { return concat(name, '[', r, ']'); };
@@ -124,11 +124,12 @@ std::vector<Block> blocks(const Context& ctx, const char* counts_name,
   return out;
 }
 
-void no_overlap(const Context& ctx, const std::vector<Block>& blocks, const char* counts_name,
+void no_overlap(const Context& ctx, std::span<const Block> blocks, const char* counts_name,
                 const char* displs_name, const char* verb) {
-  std::vector<std::size_t> order(blocks.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::erase_if(order, [&](std::size_t r) { return blocks[r].bytes == 0; });
+  PlanVector<std::size_t> order;
+  for (std::size_t r = 0; r < blocks.size(); ++r) {
+    if (blocks[r].bytes > 0) order.push_back(r);
+  }
   std::sort(order.begin(), order.end(),
             [&](std::size_t a, std::size_t b) { return blocks[a].offset < blocks[b].offset; });
   for (std::size_t i = 1; i < order.size(); ++i) {

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "core/plan_vector.hpp"
 #include "core/signature.hpp"
 #include "shmcoll/datatype.hpp"
 
@@ -56,12 +57,12 @@ struct Block {
 };
 // Checks counts and displacements (size() entries, non-negative, no overflow) and returns the
 // blocks they describe.
-std::vector<Block> blocks(const Context& ctx, const char* counts_name,
-                          std::span<const Count> counts, const char* displs_name,
+PlanVector<Block> blocks(const Context& ctx, const char* counts_name,
+                         std::span<const Count> counts, const char* displs_name,
                           std::span<const Count> displs, Datatype type);
 // MPI: no location of the root's buffer may be read twice (scatterv) or written twice
 // (gatherv). O(n log n), so only done at CheckLevel::kFull.
-void no_overlap(const Context& ctx, const std::vector<Block>& blocks, const char* counts_name,
+void no_overlap(const Context& ctx, std::span<const Block> blocks, const char* counts_name,
                 const char* displs_name, const char* verb);
 
 }  // namespace shmcoll::validate

@@ -1,5 +1,6 @@
 #include "mpi/typed_buffer.hpp"
 
+#include <atomic>
 #include <climits>
 #include <unordered_map>
 
@@ -24,6 +25,7 @@ int read_facts(MPI_Datatype type, Facts& facts) {
 }
 
 struct Predefined {
+  MPI_Datatype type;
   Facts facts;
   const char* name;
 };
@@ -38,7 +40,7 @@ const std::unordered_map<MPI_Datatype, Predefined>& predefined_types() {
     auto add = [&t](MPI_Datatype type, const char* name) {
       Facts facts;
       if (type != MPI_DATATYPE_NULL && read_facts(type, facts) == MPI_SUCCESS)
-        t.emplace(type, Predefined{facts, name});
+        t.emplace(type, Predefined{type, facts, name});
     };
 #define SHMCOLL_PREDEFINED(type) add(type, #type)
     SHMCOLL_PREDEFINED(MPI_CHAR);
@@ -86,12 +88,24 @@ const std::unordered_map<MPI_Datatype, Predefined>& predefined_types() {
 }  // namespace
 
 int type_info(MPI_Datatype type, TypeInfo& info) {
-  const auto& table = predefined_types();
-  if (const auto it = table.find(type); it != table.end()) {
-    info.size = it->second.facts.size;
-    info.extent = it->second.facts.extent;
-    info.contiguous = it->second.facts.contiguous;
-    info.name = it->second.name;
+  // The last predefined type looked up: a call usually passes the same type as the previous
+  // one, and the comparison saves the table's hash and division (some 15 ns of a gatherv
+  // root's call at 8 B). Entries never move or change once the table is built. Acquire, paired
+  // with the release below: a thread that never went through the table's initialisation still
+  // sees the entry it reads through the pointer (both are plain moves on x86).
+  static std::atomic<const Predefined*> last{nullptr};
+  const Predefined* known = last.load(std::memory_order_acquire);
+  if (known == nullptr || known->type != type) {
+    const auto& table = predefined_types();
+    const auto it = table.find(type);
+    known = it != table.end() ? &it->second : nullptr;
+    if (known != nullptr) last.store(known, std::memory_order_release);
+  }
+  if (known != nullptr) {
+    info.size = known->facts.size;
+    info.extent = known->facts.extent;
+    info.contiguous = known->facts.contiguous;
+    info.name = known->name;
     return MPI_SUCCESS;
   }
   Facts facts;

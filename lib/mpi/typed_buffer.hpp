@@ -9,9 +9,11 @@
 
 #include <mpi.h>
 
+#include <span>
 #include <string>
 #include <vector>
 
+#include "core/plan_vector.hpp"
 #include "shmcoll/datatype.hpp"
 
 namespace shmcoll::mpi {
@@ -80,15 +82,16 @@ class VBlocks {
   // gatherv: unpacks every block into the user's buffer when a temporary was used.
   int finish_recv(MPI_Comm comm);
   void* data() { return data_; }
-  const std::vector<Count>& counts() const { return counts_; }
-  const std::vector<Count>& displs() const { return displs_; }
+  std::span<const Count> counts() const { return as_span(counts_); }
+  std::span<const Count> displs() const { return as_span(displs_); }
   Datatype element() const { return info_.element(); }
 
  private:
   int plan(const int* counts, const int* displs, MPI_Datatype type, int nranks);
   TypeInfo info_;
   void* data_ = nullptr;
-  std::vector<Count> counts_, displs_;
+  // Inline for small teams: the root of every scatterv and gatherv call fills them.
+  PlanVector<Count> counts_, displs_;
   std::vector<std::byte> temp_;
   void* user_ = nullptr;
   const int* user_counts_ = nullptr;
