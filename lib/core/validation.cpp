@@ -1,7 +1,6 @@
 #include "core/validation.hpp"
 
 #include <algorithm>
-#include <numeric>
 
 #include "core/stream.hpp"
 #include "core/text.hpp"
