@@ -259,10 +259,12 @@ TEST_CASE("algorithm registry: by collective, size and team shape; options force
   CHECK_FALSE(choose(shape, Kind::kScatter, 8).tree);
 }
 
-TEST_CASE("algorithm registry: single copy from its size, not for broadcast when oversubscribed") {
+TEST_CASE(
+    "algorithm registry: single copy from its size, broadcast from its own when oversubscribed") {
   registry::TeamShape shape{.size = 4,
                             .single_copy = true,
                             .single_copy_min_bytes = 32768,
+                            .oversubscribed_bcast_single_copy_min_bytes = 1 << 20,
                             .slot_bytes = 65536,
                             .slots = 4};
   using registry::choose;
@@ -273,11 +275,16 @@ TEST_CASE("algorithm registry: single copy from its size, not for broadcast when
   }
   CHECK_FALSE(choose(shape, Kind::kScatterv, 1 << 20).single_copy);  // decided block by block
   shape.oversubscribed = true;
-  CHECK_FALSE(choose(shape, Kind::kBcast, 1 << 20).single_copy);
-  CHECK(choose(shape, Kind::kScatter, 1 << 20).single_copy);
-  CHECK(choose(shape, Kind::kGather, 1 << 20).single_copy);
-  shape.single_copy_always = true;
+  CHECK_FALSE(choose(shape, Kind::kBcast, (1 << 20) - 1).single_copy);
   CHECK(choose(shape, Kind::kBcast, 1 << 20).single_copy);
+  CHECK(choose(shape, Kind::kScatter, 32768).single_copy);
+  CHECK(choose(shape, Kind::kGather, 32768).single_copy);
+  shape.single_copy_always = true;  // no exception for the broadcast
+  CHECK_FALSE(choose(shape, Kind::kBcast, 32767).single_copy);
+  CHECK(choose(shape, Kind::kBcast, 32768).single_copy);
+  shape.single_copy_always = false;
+  shape.oversubscribed_bcast_single_copy_min_bytes = 1024;  // never below the general size
+  CHECK_FALSE(choose(shape, Kind::kBcast, 32767).single_copy);
   shape.single_copy = false;  // the probe failed, or SHMCOLL_SINGLE_COPY=off
   CHECK_FALSE(choose(shape, Kind::kBcast, 1 << 20).single_copy);
   CHECK_FALSE(choose(shape, Kind::kScatter, 1 << 20).single_copy);

@@ -48,6 +48,8 @@ void print_algorithms(const shmcoll::Options& options, int ranks, bool splits) {
   // As a team would see it with its ranks free to run on this process's CPUs.
   shape.oversubscribed = ranks > available_cpus();
   shape.single_copy_min_bytes = options.single_copy_min_bytes;
+  shape.oversubscribed_bcast_single_copy_min_bytes =
+      options.oversubscribed_bcast_single_copy_min_bytes;
   shape.slot_bytes = (options.slot_bytes + 63) / 64 * 64;
   shape.slots = static_cast<std::uint32_t>(options.slots);
   shape.bcast = options.bcast_algorithm;

@@ -64,6 +64,14 @@ struct Options {
   // on 2 cores (bench/results/): from 32 KiB all three are faster with the single copy
   // (scatter and gather already from 16 KiB, broadcast from 32 KiB).
   std::size_t single_copy_min_bytes = 32 * 1024;
+  // Message size from which a broadcast in an oversubscribed team (more ranks than CPUs) uses
+  // the single copy under SHMCOLL_SINGLE_COPY=auto. Each peer then copies the whole message
+  // straight from the root's buffer in its own time slice; below it, the slots win (the root
+  // writes each chunk once and the peers read it while it is in cache). Measured with 4 and 8
+  // ranks on 2 cores (bench/results/oversubscribed-bcast-2026-11-22-2core-vm): from 1 MiB the
+  // single copy is faster at 8 ranks, and at 4 ranks it is faster from 4 MiB and within 0.8 of
+  // Open MPI from 1 MiB.
+  std::size_t oversubscribed_bcast_single_copy_min_bytes = 1024 * 1024;
   // Rank 0 says on stderr, once per team, which data paths the team uses and why.
   bool verbose = false;
   // A thread per rank that advances the non-blocking operations while the caller computes

@@ -13,7 +13,11 @@ namespace {
 
 bool uses_single_copy(const TeamShape& shape, Kind kind, std::uint64_t block_bytes) {
   if (!shape.single_copy || block_bytes < shape.single_copy_min_bytes) return false;
-  return !(kind == Kind::kBcast && shape.oversubscribed && !shape.single_copy_always);
+  // In an oversubscribed team every peer of a broadcast copies the whole message from the root
+  // in its own time slice; only large messages gain over the slots' cached chunks.
+  if (kind == Kind::kBcast && shape.oversubscribed && !shape.single_copy_always)
+    return block_bytes >= shape.oversubscribed_bcast_single_copy_min_bytes;
+  return true;
 }
 
 Choice choose_path(const TeamShape& shape, Kind kind, std::uint64_t block_bytes) {

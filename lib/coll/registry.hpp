@@ -45,6 +45,7 @@ struct TeamShape {
   bool oversubscribed = false;      // more ranks than the CPUs they may run on, together
   bool single_copy_always = false;  // SHMCOLL_SINGLE_COPY=always: no exception for broadcast
   std::uint64_t single_copy_min_bytes = 0;
+  std::uint64_t oversubscribed_bcast_single_copy_min_bytes = 0;
   std::uint64_t slot_bytes = 0;
   std::uint32_t slots = 0;
   Algorithm bcast = Algorithm::kAuto, scatter = Algorithm::kAuto, gather = Algorithm::kAuto;

@@ -121,9 +121,10 @@ const std::vector<Row>& rows() {
                           &Options::gather_algorithm),
       {"SHMCOLL_SINGLE_COPY",
        "auto: messages of SHMCOLL_SINGLE_COPY_MIN_BYTES and more per rank move with one copy "
-       "between the ranks' buffers (cross-memory attach) when every pair of ranks may use it, "
-       "except a broadcast in a team with more ranks than CPUs; always: that broadcast too; "
-       "off: always through the shared slots",
+       "between the ranks' buffers (cross-memory attach) when every pair of ranks may use it; "
+       "a broadcast in a team with more ranks than CPUs only from "
+       "SHMCOLL_OVERSUBSCRIBED_BCAST_SINGLE_COPY_MIN_BYTES; always: that broadcast from "
+       "SHMCOLL_SINGLE_COPY_MIN_BYTES too; off: always through the shared slots",
        [](const Options& o) {
          return std::string(o.single_copy == SingleCopy::kAuto  ? "auto"
                             : o.single_copy == SingleCopy::kOff ? "off"
@@ -146,6 +147,16 @@ const std::vector<Row>& rows() {
        [](Options& o, const std::string& v) {
          o.single_copy_min_bytes = static_cast<std::size_t>(
              parse_integer("SHMCOLL_SINGLE_COPY_MIN_BYTES", v, 1, 1ll << 40));
+       }},
+      {"SHMCOLL_OVERSUBSCRIBED_BCAST_SINGLE_COPY_MIN_BYTES",
+       "message size from which a broadcast uses the single copy in a team with more ranks than "
+       "CPUs (SHMCOLL_SINGLE_COPY=auto)",
+       [](const Options& o) {
+         return std::to_string(o.oversubscribed_bcast_single_copy_min_bytes);
+       },
+       [](Options& o, const std::string& v) {
+         o.oversubscribed_bcast_single_copy_min_bytes = static_cast<std::size_t>(
+             parse_integer("SHMCOLL_OVERSUBSCRIBED_BCAST_SINGLE_COPY_MIN_BYTES", v, 1, 1ll << 40));
        }},
       {"SHMCOLL_VERBOSE", "1: rank 0 logs each team's data paths to stderr when it forms",
        [](const Options& o) { return std::string(o.verbose ? "1" : "0"); },

@@ -49,6 +49,7 @@ registry::TeamShape TeamImpl::shape() {
           oversubscribed_,
           options_.single_copy == SingleCopy::kAlways,
           options_.single_copy_min_bytes,
+          options_.oversubscribed_bcast_single_copy_min_bytes,
           slot_bytes(),
           slots(),
           options_.bcast_algorithm,

@@ -35,6 +35,7 @@ struct JoinInfo {
   std::uint32_t single_copy = 0;
   std::uint32_t verbose = 0;
   std::uint64_t single_copy_min_bytes = 0;
+  std::uint64_t oversubscribed_bcast_single_copy_min_bytes = 0;
   std::uint64_t probe_word = 0;  // address of this process's copy::ProbeWord
   cpu_set_t cpus{};  // where this rank may run, to tell whether the team is oversubscribed
   topology::Place place;
@@ -85,6 +86,8 @@ void TeamImpl::form(Bootstrap& bootstrap) {
     mine.gather_algorithm = static_cast<std::uint32_t>(options_.gather_algorithm);
     mine.single_copy = static_cast<std::uint32_t>(options_.single_copy);
     mine.single_copy_min_bytes = options_.single_copy_min_bytes;
+    mine.oversubscribed_bcast_single_copy_min_bytes =
+        options_.oversubscribed_bcast_single_copy_min_bytes;
     mine.verbose = options_.verbose ? 1 : 0;
     mine.nonce = segment::random_nonce();
   }
@@ -125,6 +128,8 @@ void TeamImpl::form(Bootstrap& bootstrap) {
   options_.gather_algorithm = static_cast<Algorithm>(creator.gather_algorithm);
   options_.single_copy = static_cast<SingleCopy>(creator.single_copy);
   options_.single_copy_min_bytes = creator.single_copy_min_bytes;
+  options_.oversubscribed_bcast_single_copy_min_bytes =
+      creator.oversubscribed_bcast_single_copy_min_bytes;
   options_.verbose = creator.verbose != 0;
   pids_.resize(static_cast<std::size_t>(size_));
   cpu_set_t team_cpus;
@@ -231,7 +236,10 @@ std::string TeamImpl::data_paths() const {
   return "slots below " + std::to_string(options_.single_copy_min_bytes) +
          " bytes per rank, single copy (cross-memory attach) from there for scatter and gather" +
          (oversubscribed_ && options_.single_copy != SingleCopy::kAlways
-              ? " (broadcast: slots, the team is oversubscribed)"
+              ? ", and for broadcast from " +
+                    std::to_string(std::max(options_.single_copy_min_bytes,
+                                            options_.oversubscribed_bcast_single_copy_min_bytes)) +
+                    " bytes (the team is oversubscribed)"
               : " and broadcast");
 }
 
