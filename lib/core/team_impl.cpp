@@ -108,7 +108,8 @@ void TeamImpl::publish_step(std::uint64_t op, std::uint64_t step) {
     publish(self().progress().tag, tag);
   }
   // Departing is the last chance to wake peers that sleep on something this rank published.
-  if (step == sync::kStepDone) wake_sleepers();
+  // Unfenced (wake_line.hpp): the publications stay pending for the next wait or departure.
+  if (step == sync::kStepDone && wake_pending_) sync::wake_sleepers_unfenced(self().wake());
 }
 
 void TeamImpl::run(CollectiveOp& op) {

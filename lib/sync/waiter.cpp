@@ -19,7 +19,15 @@ bool sleep_once(const WaitTarget& target, WakeLine& wake, std::int64_t slice_ns)
   std::atomic_thread_fence(std::memory_order_seq_cst);
   const std::uint32_t epoch = wake.epoch.load(std::memory_order_relaxed);
   bool ready = target.word->load(std::memory_order_acquire) >= target.at_least;
-  if (!ready) futex_wait(&wake.epoch, epoch, slice_ns);
+  if (!ready) {
+    // A short first sleep, then a re-check: the writer may have left its operation without
+    // seeing this registration (wake_sleepers_unfenced), but its flag is visible by now.
+    const std::int64_t first = std::min(slice_ns, kFirstSleepNs);
+    futex_wait(&wake.epoch, epoch, first);
+    ready = target.word->load(std::memory_order_acquire) >= target.at_least;
+    // Unchanged epoch: no wake came, so sleep out the slice (a wake since returns at once).
+    if (!ready && slice_ns > first) futex_wait(&wake.epoch, epoch, slice_ns - first);
+  }
   // A late decrement only costs the writer one unneeded wake call, so release suffices.
   wake.sleepers.fetch_sub(1, std::memory_order_release);
   return ready || reached(target);
