@@ -230,6 +230,30 @@ TEST_CASE(
             }},
            deferred);
   for (const Case& c : signature_mismatches()) run_case(c, deferred);
+  // Along the tree a receiver compares itself with its parent only (compared_toward_root).
+  Options deferred_tree = deferred;
+  deferred_tree.topology = "numa:2 core:2 pu:1";
+  deferred_tree.bcast_algorithm = deferred_tree.scatter_algorithm =
+      deferred_tree.gather_algorithm = Algorithm::kTree;
+  for (const Case& c : signature_mismatches()) run_case(c, deferred_tree);
+  run_case({"root mismatch along the tree",
+            {"root mismatch"},
+            [](Team& t, RankContext& ctx) {
+              auto v = ints(kN);
+              t.bcast(v.data(), kN, kInt32, ctx.rank == 3 ? 2 : 0);
+            }},
+           deferred_tree);
+  run_case({"bcast against scatter",
+            {"mismatch"},
+            [](Team& t, RankContext& ctx) {
+              auto v = ints(kRanks * kN);
+              if (ctx.rank == 2) {
+                t.scatter(v.data(), kN, kInt32, v.data(), kN, kInt32, 0);
+              } else {
+                t.bcast(v.data(), kN, kInt32, 0);
+              }
+            }},
+           deferred);
   run_case({"bcast against gather",
             {"mismatch"},
             [](Team& t, RankContext& ctx) {

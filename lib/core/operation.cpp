@@ -87,13 +87,40 @@ bool CollectiveOp::agree_with(int peer, sync::WaitTarget& blocked_on) {
   return true;
 }
 
+bool CollectiveOp::compared_toward_root() const {
+  const int me = team_.rank(), root = sig_.root;
+  if (me == root) return false;
+  if (checked_in_data_path(root)) return true;
+  const int parent = team_.tree(root).parent[static_cast<std::size_t>(me)];
+  return parent != root && parent >= 0 && checked_in_data_path(parent);
+}
+
 void CollectiveOp::compare_arrived_peers() {
-  if (next_peer_ == 0) {
-    // seq_cst, paired with the same fence of every peer: each rank published its arrival
-    // before its fence and reads the others' status lines after it, so of any two ranks at
-    // least one sees the other arrived (or past): every pair is compared by one of its ranks.
-    std::atomic_thread_fence(std::memory_order_seq_cst);
+  // A rank whose data path compared it with the root, or with its parent in the root's tree,
+  // compares no one else. Why every mismatch is still found: call the ranks that compare
+  // everyone else (the roots, in their own view, and the others) full. Each other rank matches
+  // the rank it compared, one step up the tree of the root it names, so following those steps
+  // ends at a full rank that names itself root, with the same kind and root as every rank on
+  // the way (a size mismatch is found in the step it occurs). Full ranks compare each other
+  // pairwise (the fence below), so there is one such root, every full rank agrees with it, and
+  // so does everyone else. Broadcast and scatter(v) receivers take this path; gather senders,
+  // whose data path compares nothing, stay full.
+  if (compared_toward_root()) {
+    next_peer_ = team_.size();
+    return;
   }
+  // Skip the peers this rank's data path compared, and the fence too when none is left (np=2
+  // broadcast and scatter receivers: the only pair is compared by the read of the root's
+  // stream). A pair that this rank's data path compares needs no fence from either side.
+  while (next_peer_ < team_.size() &&
+         (next_peer_ == team_.rank() || checked_in_data_path(next_peer_)))
+    ++next_peer_;
+  if (next_peer_ == team_.size()) return;
+  // seq_cst, paired with the same fence of every peer that compares this one: each rank
+  // published its arrival before its fence and reads the others' status lines after it, so of
+  // any two ranks at least one sees the other arrived (or past): every pair is compared by one
+  // of its ranks.
+  std::atomic_thread_fence(std::memory_order_seq_cst);
   for (; next_peer_ < team_.size(); ++next_peer_) {
     if (next_peer_ == team_.rank() || checked_in_data_path(next_peer_)) continue;
     compare_if_arrived(next_peer_);

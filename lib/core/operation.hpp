@@ -106,6 +106,9 @@ class CollectiveOp {
   bool agree_with(int peer, sync::WaitTarget& blocked_on);
   // CheckLevel::kDeferred: compares with every peer that arrived, without waiting for any.
   void compare_arrived_peers();
+  // Whether this rank (not the root) compared itself in its data path with the root, or with
+  // its parent in the root's tree: it then needs no other comparison (compare_arrived_peers).
+  bool compared_toward_root() const;
   void compare_if_arrived(int peer);
   bool record_signature(sync::WaitTarget& blocked_on);
   void flush_deferred_ack();
