@@ -109,9 +109,9 @@ void CollectiveOp::compare_arrived_peers() {
     next_peer_ = team_.size();
     return;
   }
-  // Skip the peers this rank's data path compared, and the fence too when none is left (np=2
-  // broadcast and scatter receivers: the only pair is compared by the read of the root's
-  // stream). A pair that this rank's data path compares needs no fence from either side.
+  // Skip the peers this rank's data path compared, and the fence too when none is left (a
+  // gather root that read every sender's stream). A pair that this rank's data path compares
+  // needs no fence from either side.
   while (next_peer_ < team_.size() &&
          (next_peer_ == team_.rank() || checked_in_data_path(next_peer_)))
     ++next_peer_;
