@@ -233,8 +233,8 @@ TEST_CASE(
   // Along the tree a receiver compares itself with its parent only (compared_toward_root).
   Options deferred_tree = deferred;
   deferred_tree.topology = "numa:2 core:2 pu:1";
-  deferred_tree.bcast_algorithm = deferred_tree.scatter_algorithm =
-      deferred_tree.gather_algorithm = Algorithm::kTree;
+  deferred_tree.bcast_algorithm = deferred_tree.scatter_algorithm = deferred_tree.gather_algorithm =
+      Algorithm::kTree;
   for (const Case& c : signature_mismatches()) run_case(c, deferred_tree);
   // Found by the compare stage ("root mismatch") or by rank 3's read of rank 2's stream
   // ("rank 2 published data for bcast (root 0)"), whichever comes first.
