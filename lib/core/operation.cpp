@@ -112,9 +112,7 @@ void CollectiveOp::compare_arrived_peers() {
   // Skip the peers this rank's data path compared, and the fence too when none is left (a
   // gather root that read every sender's stream). A pair that this rank's data path compares
   // needs no fence from either side.
-  while (next_peer_ < team_.size() &&
-         (next_peer_ == team_.rank() || checked_in_data_path(next_peer_)))
-    ++next_peer_;
+  while (next_peer_ < team_.size() && compared_without_agreeing(next_peer_)) ++next_peer_;
   if (next_peer_ == team_.size()) return;
   // seq_cst, paired with the same fence of every peer that compares this one: each rank
   // published its arrival before its fence and reads the others' status lines after it, so of
@@ -122,7 +120,7 @@ void CollectiveOp::compare_arrived_peers() {
   // of its ranks.
   std::atomic_thread_fence(std::memory_order_seq_cst);
   for (; next_peer_ < team_.size(); ++next_peer_) {
-    if (next_peer_ == team_.rank() || checked_in_data_path(next_peer_)) continue;
+    if (compared_without_agreeing(next_peer_)) continue;
     compare_if_arrived(next_peer_);
   }
 }
@@ -206,7 +204,7 @@ bool CollectiveOp::advance(sync::WaitTarget& blocked_on) {
     case Stage::kAgree:
       if (team_.options().checks == CheckLevel::kFull || sig_.kind == Kind::kBarrier) {
         for (; next_peer_ < team_.size(); ++next_peer_) {
-          if (next_peer_ == team_.rank() || checked_in_data_path(next_peer_)) continue;
+          if (compared_without_agreeing(next_peer_)) continue;
           if (!agree_with(next_peer_, blocked_on)) {
             flush_deferred_ack();
             return false;

@@ -104,6 +104,10 @@ class CollectiveOp {
   const void* exposed_ = nullptr;
   std::vector<ByteRange> lent_;
   bool agree_with(int peer, sync::WaitTarget& blocked_on);
+  // Whether the agree stage skips `peer`: this rank itself, or a peer its data path compared.
+  bool compared_without_agreeing(int peer) const {
+    return peer == team_.rank() || checked_in_data_path(peer);
+  }
   // CheckLevel::kDeferred: compares with every peer that arrived, without waiting for any.
   void compare_arrived_peers();
   // Whether this rank (not the root) compared itself in its data path with the root, or with
