@@ -36,11 +36,12 @@ bool GatherOp::advance_data(sync::WaitTarget& blocked_on) {
     const bool single_copy = choice.single_copy;
     const bool root = me == sig_.root;
     if (along_tree && !single_copy) {
+      tree_gather_.emplace();
       if (root) {
         if (!in_place_) copy::copy_bytes(recvbuf_ + me * b, sendbuf_, b);
-        tree_gather_.start_root(team_, *this, recvbuf_, b);
+        tree_gather_->start_root(team_, *this, recvbuf_, b);
       } else {
-        tree_gather_.start_member(team_, *this, false, sendbuf_, b);
+        tree_gather_->start_member(team_, *this, false, sendbuf_, b);
       }
       tree_ = started_ = true;
     } else if (single_copy) {
@@ -55,8 +56,8 @@ bool GatherOp::advance_data(sync::WaitTarget& blocked_on) {
     }
   }
   if (tree_) {
-    if (!tree_gather_.advance(team_, *this, blocked_on)) return false;
-    if (const std::uint64_t step = tree_gather_.deferred_ack()) defer_final_ack(step);
+    if (!tree_gather_->advance(team_, *this, blocked_on)) return false;
+    if (const std::uint64_t step = tree_gather_->deferred_ack()) defer_final_ack(step);
     return true;
   }
   if (single_copy_) return exchange_.advance(*this, team_, blocked_on);

@@ -17,6 +17,7 @@ GathervOp::GathervOp(TeamImpl& team, const void* sendbuf, Count sendcount, Datat
   const validate::Context ctx{Kind::kGatherv, team.rank(), team.size(), root, team.slot_bytes()};
   validate::common(ctx, in_place);
   tree_ = team.size() > 1 && team.uses_tree(Kind::kGatherv, 0);
+  if (tree_) tree_gather_.emplace();
   if (!ctx.is_root()) {
     sig_.bytes = validate::bytes(ctx, "sendcount", sendcount, sendtype);
     validate::buffer(ctx, "sendbuf", sendbuf, sig_.bytes);
@@ -98,7 +99,8 @@ bool GathervOp::advance_root(sync::WaitTarget& blocked_on) {
   if (!table_.empty() && !pump_table(blocked_on)) return false;
   if (!root_side_.pull(team_, blocked_on)) return false;
   // recvbuf is complete once every single-copy sender has written its block.
-  return SingleCopyExchange::all_copied(team_, op_, as_span(direct_peers_), next_direct_, blocked_on);
+  return SingleCopyExchange::all_copied(team_, op_, as_span(direct_peers_), next_direct_,
+                                        blocked_on);
 }
 
 bool GathervOp::pump_table(sync::WaitTarget& blocked_on) {
@@ -162,7 +164,7 @@ void GathervOp::plan_before_arrival() {
   // call (TreeGather::start_root_from_blocks), and its arrival is what the senders' checks
   // wait for (8 B, np=2, tree/flat: 1.01-1.02 before arrival, 0.96-0.98 after).
   if (tree_ && team_.rank() != sig_.root) {
-    tree_gather_.start_member(team_, *this, true, sendbuf_, sig_.bytes, direct_);
+    tree_gather_->start_member(team_, *this, true, sendbuf_, sig_.bytes, direct_);
   }
 }
 
@@ -178,7 +180,7 @@ bool GathervOp::advance_tree(sync::WaitTarget& blocked_on) {
         sync::WaitTarget unused;
         pump_table(unused);
       }
-      tree_gather_.start_root(team_, *this, team_.size(), [&](int rank) {
+      tree_gather_->start_root(team_, *this, team_.size(), [&](int rank) {
         const auto r = static_cast<std::size_t>(rank);
         const bool direct = !table_.empty() && (table_[r].offset & ScatterTableEntry::kDirect) != 0;
         return TreeGather::Block{recvbuf_ + blocks_[r].first, blocks_[r].second, direct};
@@ -196,11 +198,12 @@ bool GathervOp::advance_tree(sync::WaitTarget& blocked_on) {
     // when this rank's acknowledgements of its children's chunks pass it.
     return false;
   }
-  if (!tree_gather_.advance(team_, *this, blocked_on)) return false;
+  if (!tree_gather_->advance(team_, *this, blocked_on)) return false;
   if (is_root) {
-    if (const std::uint64_t step = tree_gather_.deferred_ack()) defer_final_ack(step);
+    if (const std::uint64_t step = tree_gather_->deferred_ack()) defer_final_ack(step);
     // recvbuf is complete once every direct sender has written its block.
-    return SingleCopyExchange::all_copied(team_, op_, as_span(direct_peers_), next_direct_, blocked_on);
+    return SingleCopyExchange::all_copied(team_, op_, as_span(direct_peers_), next_direct_,
+                                          blocked_on);
   }
   if (direct_ && !direct_written_) {
     if (!write_direct_block(blocked_on)) return false;

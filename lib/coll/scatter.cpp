@@ -39,7 +39,8 @@ bool ScatterOp::advance_data(sync::WaitTarget& blocked_on) {
       TreeScatter::LeafRange leaf;
       if (root) {
         if (!in_place_) copy::copy_bytes(recvbuf_, sendbuf_ + me * b, b);
-        tree_scatter_.start_root(team_, *this, sendbuf_, b);
+        tree_scatter_.emplace();
+        tree_scatter_->start_root(team_, *this, sendbuf_, b);
         tree_ = true;
       } else if (TreeScatter::uniform_leaf_range(team_, sig_.root, b, leaf)) {
         // Most ranks of a tree: read as a flat receiver does, from the parent (below).
@@ -47,7 +48,8 @@ bool ScatterOp::advance_data(sync::WaitTarget& blocked_on) {
             {leaf.parent, op_, Kind::kScatter, sig_.root, leaf.stream_bytes, true, "recvcount"},
             team_.slot_bytes(), leaf.begin, leaf.begin + b, recvbuf_);
       } else {
-        tree_scatter_.start_member(team_, *this, false, b, recvbuf_);
+        tree_scatter_.emplace();
+        tree_scatter_->start_member(team_, *this, false, b, recvbuf_);
         tree_ = true;
       }
       started_ = true;
@@ -63,8 +65,8 @@ bool ScatterOp::advance_data(sync::WaitTarget& blocked_on) {
     }
   }
   if (tree_) {
-    if (!tree_scatter_.advance(team_, *this, blocked_on)) return false;
-    if (const std::uint64_t step = tree_scatter_.deferred_ack()) defer_final_ack(step);
+    if (!tree_scatter_->advance(team_, *this, blocked_on)) return false;
+    if (const std::uint64_t step = tree_scatter_->deferred_ack()) defer_final_ack(step);
     return true;
   }
   if (single_copy_) return exchange_.advance(*this, team_, blocked_on);

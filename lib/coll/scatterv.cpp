@@ -14,6 +14,7 @@ ScattervOp::ScattervOp(TeamImpl& team, const void* sendbuf, std::span<const Coun
   const validate::Context ctx{Kind::kScatterv, team.rank(), team.size(), root, team.slot_bytes()};
   validate::common(ctx, in_place);
   tree_ = team.size() > 1 && team.uses_tree(Kind::kScatterv, 0);
+  if (tree_) tree_scatter_.emplace();
   if (!ctx.is_root()) {
     sig_.bytes = validate::bytes(ctx, "recvcount", recvcount, recvtype);
     validate::buffer(ctx, "recvbuf", recvbuf, sig_.bytes);
@@ -103,7 +104,8 @@ bool ScattervOp::advance_root(sync::WaitTarget& blocked_on) {
   }
   if (!writer_.pump(team_, fill, readers, blocked_on)) return false;
   // sendbuf must stay valid until every single-copy reader has its block.
-  return SingleCopyExchange::all_copied(team_, op_, as_span(direct_peers_), next_direct_, blocked_on);
+  return SingleCopyExchange::all_copied(team_, op_, as_span(direct_peers_), next_direct_,
+                                        blocked_on);
 }
 
 bool ScattervOp::copy_direct_block(sync::WaitTarget& blocked_on) {
@@ -125,9 +127,9 @@ bool ScattervOp::copy_direct_block(sync::WaitTarget& blocked_on) {
 void ScattervOp::plan_before_arrival() {
   if (!tree_) return;
   if (team_.rank() == sig_.root) {
-    tree_scatter_.start_root(team_, *this, as_span(tree_blocks_), sendbuf_);
+    tree_scatter_->start_root(team_, *this, as_span(tree_blocks_), sendbuf_);
   } else {
-    tree_scatter_.start_member(team_, *this, true, sig_.bytes, recvbuf_);
+    tree_scatter_->start_member(team_, *this, true, sig_.bytes, recvbuf_);
   }
 }
 
@@ -138,14 +140,14 @@ bool ScattervOp::advance_tree(sync::WaitTarget& blocked_on) {
         // Publish what can go out at once before copying the root's own block, so that the
         // children (and direct copies below) start in parallel with that copy.
         sync::WaitTarget later;
-        tree_scatter_.advance(team_, *this, later);
+        tree_scatter_->advance(team_, *this, later);
         copy::copy_bytes(recvbuf_, copy_own_.first, copy_own_.second);
       }
     }
     stage_ = Stage::kBlock;
   }
-  if (!tree_scatter_.advance(team_, *this, blocked_on)) return false;
-  if (const std::uint64_t step = tree_scatter_.deferred_ack()) defer_final_ack(step);
+  if (!tree_scatter_->advance(team_, *this, blocked_on)) return false;
+  if (const std::uint64_t step = tree_scatter_->deferred_ack()) defer_final_ack(step);
   return true;
 }
 
