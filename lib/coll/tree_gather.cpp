@@ -68,15 +68,22 @@ void TreeGather::lay_out_root(TeamImpl& team, const CollectiveOp& op,
   kept.children.clear();
   kept.pieces.clear();
   for (int child : tree.children[static_cast<std::size_t>(tree.root)]) {
-    const std::size_t index = at(tree.position, child);  // the root's is 0
-    const std::size_t count = at(tree.subtree_size, child);
-    const std::uint64_t origin = image.offset[index];
-    for (std::size_t j = index; j < index + count; ++j) {
-      kept.pieces.push_back({image.offset[j] - origin, sizes[j], tree.preorder[j]});
-    }
-    kept.children.push_back(
-        {child, image.end_of(index, count, as_span(sizes)) - origin, kept.pieces.size()});
+    // The root's preorder index is 0, so the tree's positions index its image.
+    const std::uint64_t length =
+        image.for_each_in_child(at(tree.position, child), at(tree.subtree_size, child),
+                                as_span(sizes), [&](std::size_t j, std::uint64_t begin) {
+                                  kept.pieces.push_back({begin, sizes[j], tree.preorder[j]});
+                                });
+    kept.children.push_back({child, length, kept.pieces.size()});
   }
+}
+
+void TreeGather::add_root_piece(std::size_t writer, std::uint64_t begin, std::uint64_t entry,
+                                std::byte* destination) {
+  // A direct block's place holds nothing the root needs: it lands in a sink.
+  reader_.add_piece(
+      writer, begin, begin + tree_layout::image_bytes(entry),
+      tree_layout::is_direct(entry) ? reinterpret_cast<std::byte*>(&direct_image_) : destination);
 }
 
 template <class DestinationOf>
@@ -99,11 +106,7 @@ void TreeGather::start_root_from_plan(TeamImpl& team, const CollectiveOp& op,
     src.bytes_known = true;
     for (; p < child.pieces_end; ++p) {
       const TeamImpl::GatherRootPlan::Piece& piece = kept.pieces[p];
-      // A direct block's place holds nothing the root needs: it lands in a sink.
-      reader_.add_piece(w, piece.begin, piece.begin + tree_layout::image_bytes(piece.entry),
-                        tree_layout::is_direct(piece.entry)
-                            ? reinterpret_cast<std::byte*>(&direct_image_)
-                            : destination_of(piece.rank));
+      add_root_piece(w, piece.begin, piece.entry, destination_of(piece.rank));
     }
   }
 }
@@ -217,15 +220,11 @@ void TreeGather::plan(TeamImpl& team, const CollectiveOp& op) {
                         reinterpret_cast<std::byte*>(table_again_.data() + c.index));
     }
     if (is_root_) {
-      // Block by block into recvbuf: the child's image is the shift of this part of ours.
-      for (std::size_t j = c.index; j < c.index + c.count; ++j) {
-        // A direct block's place holds nothing the root needs: it lands in a sink.
-        const std::uint64_t begin = table + image_.offset[j] - origin;
-        reader_.add_piece(w, begin, begin + tree_layout::image_bytes(sizes_[j]),
-                          tree_layout::is_direct(sizes_[j])
-                              ? reinterpret_cast<std::byte*>(&direct_image_)
-                              : root_destination(tree_->preorder[j]));
-      }
+      // Block by block into recvbuf, as lay_out_root plans it, after the child's table.
+      image_.for_each_in_child(
+          c.index, c.count, as_span(sizes_), [&](std::size_t j, std::uint64_t begin) {
+            add_root_piece(w, table + begin, sizes_[j], root_destination(tree_->preorder[j]));
+          });
     } else if (length > 0) {
       std::byte* dst = staging_.get() + (origin - image_.children_start);
       // Padding between the children's images travels but is never read: zero, not stale heap.

@@ -82,6 +82,9 @@ class TreeGather {
                             const TeamImpl::GatherRootPlan& kept, const char* count_name,
                             bool indexed, DestinationOf&& destination_of);
   void start_root_from_blocks(TeamImpl& team, const CollectiveOp& op);
+  // The root reads the block of table entry `entry` from `writer`'s stream at `begin`.
+  void add_root_piece(std::size_t writer, std::uint64_t begin, std::uint64_t entry,
+                      std::byte* destination);
   void add_children(TeamImpl& team, const CollectiveOp& op);
   // A leaf whose stream is its block alone (uniform gather; gatherv right below the root, not
   // direct): sends it as a flat gather's sender does, reads nothing.

@@ -73,6 +73,17 @@ struct Image {
     const std::size_t last = first + count - 1;
     return offset[last] + image_bytes(sizes[last]);
   }
+  // A child's image is the shift of its part of its parent's: the subtree of `count` ranks
+  // from preorder index `first` starts at offset[first] here and at 0 in the child's own.
+  // Calls block(j, begin) for each of its blocks (j: preorder index here, begin: offset in the
+  // child's image); returns the child's image length.
+  template <class Block>
+  std::uint64_t for_each_in_child(std::size_t first, std::size_t count,
+                                  std::span<const std::uint64_t> sizes, Block&& block) const {
+    const std::uint64_t origin = offset[first];
+    for (std::size_t j = first; j < first + count; ++j) block(j, offset[j] - origin);
+    return end_of(first, count, sizes) - origin;
+  }
 };
 
 // Lays out the image of x's subtree. sizes[i] is the table entry of the block of
