@@ -79,8 +79,7 @@ class ScattervOp final : public CollectiveOp {
   std::byte* recvbuf_ = nullptr;
   bool tree_ = false;  // along the topology tree (registry), decided at construction
   PlanVector<TreeScatter::Block> tree_blocks_;  // root, tree: every rank's block of sendbuf
-  // Constructed only along the tree: it is most of the operation's size, and a flat call
-  // would pay for initialising it (8 B calls cost a few hundred nanoseconds).
+  // Only along the tree, as in ScatterOp.
   std::optional<TreeScatter> tree_scatter_;
   PlanVector<std::uint64_t> send_bytes_;                             // root: bytes per rank
   std::pair<const std::byte*, std::uint64_t> copy_own_{nullptr, 0};  // root's own block
