@@ -43,8 +43,7 @@ Segment Segment::create(const std::string& name, const Geometry& geometry, const
   try {
     Segment seg;
     seg.placement_ = placement;
-    seg.region_ = bip::mapped_region(shm, bip::read_write);
-    seg.geometry_ = geometry;
+    seg.map(shm, geometry);
     // Fresh tmpfs pages are zero, which is the initial value of every flag and tag.
     SegmentHeader& h = seg.header();
     h.magic = kMagic;
@@ -69,6 +68,13 @@ Segment Segment::create(const std::string& name, const Geometry& geometry, const
   }
 }
 
+void Segment::map(const bip::shared_memory_object& shm, const Geometry& geometry) {
+  region_ = bip::mapped_region(shm, bip::read_write);
+  geometry_ = geometry;
+  ranks_base_ = base() + geometry.ranks_offset();
+  rank_stride_ = geometry.rank_stride();
+}
+
 Segment Segment::attach(const std::string& name, const Geometry& expected) {
   bip::shared_memory_object shm = boost_call("cannot open " + describe(name), [&] {
     return bip::shared_memory_object(bip::open_only, name.c_str(), bip::read_write);
@@ -80,9 +86,7 @@ Segment Segment::attach(const std::string& name, const Geometry& expected) {
                        " bytes, too small to hold a header");
   }
   Segment seg;
-  seg.region_ = boost_call("cannot map " + describe(name),
-                           [&] { return bip::mapped_region(shm, bip::read_write); });
-  seg.geometry_ = expected;
+  boost_call("cannot map " + describe(name), [&] { seg.map(shm, expected); });
   const SegmentHeader& h = seg.header();
   // acquire: pairs with the creator's release of `ready`; the other fields are read after it.
   const std::uint32_t ready = h.ready.load(std::memory_order_acquire);

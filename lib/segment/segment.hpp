@@ -3,6 +3,7 @@
 #pragma once
 
 #include <boost/interprocess/mapped_region.hpp>
+#include <boost/interprocess/shared_memory_object.hpp>
 #include <cstddef>
 #include <string>
 
@@ -33,16 +34,21 @@ class Segment {
     return *reinterpret_cast<AbortRecord*>(base() + sizeof(SegmentHeader));
   }
   RankArea rank(std::uint32_t r) const {
-    return RankArea(base() + geometry_.ranks_offset() + r * geometry_.rank_stride(),
-                    geometry_.slots, geometry_.slot_bytes);
+    return RankArea(ranks_base_ + r * rank_stride_, geometry_.slots, geometry_.slot_bytes);
   }
   const Geometry& geometry() const { return geometry_; }
   // The creator: how many rank areas got their node's policy, and why the rest did not.
   const PlacementOutcome& placement() const { return placement_; }
 
  private:
+  // Maps and records the geometry; the rank areas' place is computed here once (every access to
+  // a peer's line goes through rank(), several times per operation).
+  void map(const boost::interprocess::shared_memory_object& shm, const Geometry& geometry);
+
   boost::interprocess::mapped_region region_;
   Geometry geometry_;
+  std::byte* ranks_base_ = nullptr;
+  std::uint64_t rank_stride_ = 0;
   PlacementOutcome placement_;
 };
 
