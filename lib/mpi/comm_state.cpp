@@ -17,10 +17,11 @@ namespace {
 std::atomic<std::uint64_t> states_deleted{0};
 
 int delete_state(MPI_Comm, int, void* value, void*) {
-  // release: pairs with state_of's acquire load; a thread that sees the old count cannot
-  // have seen this deletion happen before its own use of the communicator, which would be
-  // the program's error (a communicator used while another thread frees it).
-  states_deleted.fetch_add(1, std::memory_order_release);
+  // relaxed: a thread can reuse this handle only for a communicator created after this free,
+  // and whatever told it of that communicator happens after this increment, so its load in
+  // state_of sees the new count (write-read coherence). A thread that uses a communicator
+  // while another frees it was erroneous before the cache too.
+  states_deleted.fetch_add(1, std::memory_order_relaxed);
   delete static_cast<CommState*>(value);
   return MPI_SUCCESS;
 }
@@ -46,7 +47,7 @@ int keyval() {
 }
 
 CommState* state_of(MPI_Comm comm) {
-  const std::uint64_t deleted = states_deleted.load(std::memory_order_acquire);
+  const std::uint64_t deleted = states_deleted.load(std::memory_order_relaxed);  // see above
   if (last_comm.comm == comm && last_comm.deleted == deleted) return last_comm.state;
   void* value = nullptr;
   int found = 0;
