@@ -28,8 +28,9 @@ int delete_state(MPI_Comm, int, void* value, void*) {
 
 // The communicator of this thread's previous call and its state: most programs call their
 // collectives on one communicator, and the attribute lookup (a hash table behind a lock in
-// Open MPI) was about a third of the plugin's own work in an 8-byte call. A handle can be
-// reused only after its communicator is freed, and freeing it deletes the state first.
+// Open MPI) ran on every call. Together with the plugin's local symbols, the plugin's part of
+// an 8-byte call fell from about 290 to 190 cycles on a receiver (np=4 scatterv). A handle can
+// be reused only after its communicator is freed, and freeing it deletes the state first.
 struct LastComm {
   MPI_Comm comm = MPI_COMM_NULL;
   CommState* state = nullptr;
