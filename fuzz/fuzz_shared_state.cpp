@@ -3,7 +3,7 @@
 //   0: a segment header (random bytes) against a random expected geometry -- attach's check;
 //   1: a published chunk's header (kind, root, stream length) against a reader's expectation
 //      -- the check before every copy out of a slot;
-//   2: a scatterv table entry -- where a receiver finds its block;
+//   2: a scatterv record -- where a receiver finds its block;
 //   3: random v-form counts, displacements and datatype -- validate::blocks and no_overlap;
 //   4: random scatter/gather arguments -- validate::uniform_blocks.
 // Whatever the input, nothing may crash, and every accepted value must keep each access inside
@@ -15,7 +15,7 @@
 #include <new>
 #include <vector>
 
-#include "coll/scatter_stream.hpp"
+#include "coll/scatterv_inbox.hpp"
 #include "core/stream.hpp"
 #include "core/validation.hpp"
 #include "fuzz/input.hpp"
@@ -101,15 +101,25 @@ void chunk_header(Input& in) {
   }
 }
 
-void table_entry(Input& in) {
-  ScatterTableEntry entry{in.take<std::uint64_t>(), in.take<std::uint64_t>()};
+void scatterv_record(Input& in) {
+  scatterv_inbox::Record rec{in.take<std::uint64_t>(), in.take<std::uint64_t>(),
+                             in.take<std::uint64_t>()};
+  const std::uint64_t signature = in.take<std::uint8_t>();
   const std::uint64_t expected = in.take<std::uint64_t>() % ((std::uint64_t{1} << 62) + 1);
-  const std::uint64_t entry_at = (in.take<std::uint64_t>() % 65536) * sizeof entry;
-  if (in.take<std::uint8_t>() % 2 == 0) entry.bytes = expected;
-  if (classify_entry(entry, expected, entry_at) == EntryUse::kInStream) {
-    std::uint64_t end = 0;
-    require(!__builtin_add_overflow(entry.offset, entry.bytes, &end));
-    require(entry.offset >= entry_at + sizeof entry && entry.bytes == expected);
+  if (in.take<std::uint8_t>() % 2 == 0) rec.signature = signature;
+  if (in.take<std::uint8_t>() % 2 == 0) rec.bytes = expected;
+  switch (scatterv_inbox::classify(rec, signature, expected)) {
+    case scatterv_inbox::RecordUse::kInStream: {
+      std::uint64_t end = 0;
+      require(!__builtin_add_overflow(rec.where, rec.bytes, &end));
+      require(rec.bytes == expected && rec.signature == signature);
+      break;
+    }
+    case scatterv_inbox::RecordUse::kInline:
+      require(rec.bytes == expected && rec.bytes <= segment::InboxLine::kInlineBytes);
+      break;
+    default:
+      break;
   }
 }
 
@@ -211,7 +221,7 @@ void run_one(const std::uint8_t* data, std::size_t size) {
       chunk_header(in);
       break;
     case 2:
-      table_entry(in);
+      scatterv_record(in);
       break;
     case 3:
       v_arguments(in);

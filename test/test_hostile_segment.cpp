@@ -1,7 +1,8 @@
 // Garbage in the shared segment, as a buggy or hostile process that maps it could leave: one
 // rank scribbles plausible tags with random contents over its own control lines, slot headers
-// and slots (and sometimes the team's abort record), then stays alive without taking part. The
-// other ranks run a collective against it. Whatever they read, they must end with a shmcoll
+// and slots, the scatterv records a root writes into the others' lines (and sometimes the
+// team's abort record), then stays alive without taking part. The other ranks run a
+// collective against it. Whatever they read, they must end with a shmcoll
 // error or a completed call, inside the deadline, with their buffers' guards intact: no value
 // from shared memory may make a process read or write outside its buffers or the segment.
 #include <doctest/doctest.h>
@@ -37,7 +38,8 @@ std::byte* find_segment_mapping() {
   return nullptr;
 }
 
-void scribble(std::byte* base, std::uint64_t op, Kind kind, std::mt19937_64& rng) {
+void scribble(std::byte* base, std::uint64_t op, Kind kind, std::uint64_t count,
+              std::mt19937_64& rng) {
   const segment::RankArea area(base + kGeometry.ranks_offset() + kHostile * kGeometry.rank_stride(),
                                kSlots, kSlotBytes);
   auto random_bytes = [&](void* p, std::size_t n) {
@@ -67,13 +69,20 @@ void scribble(std::byte* base, std::uint64_t op, Kind kind, std::mt19937_64& rng
     const std::uint64_t c = (s + kSlots - op % kSlots) % kSlots;
     h.tag.store(sync::make_tag(op, sync::step_chunk(c)), std::memory_order_release);
   }
-  // Scatterv tables sit at the start of slot 0's stream: entries with a plausible size and a
-  // random offset, the direct bit sometimes set.
-  auto* table =
-      reinterpret_cast<std::uint64_t*>(area.slot_data(static_cast<std::uint32_t>(op % kSlots)));
+  // A scatterv root's records in the other ranks' inboxes (the only lines of theirs a root
+  // writes): plausible or random signatures and sizes, a random place or inline block, the
+  // direct bit sometimes set.
   for (int r = 0; r < kRanks; ++r) {
-    table[2 * r] = rng() % 2 ? random_size() : (rng() | (std::uint64_t{1} << 63));
-    if (rng() % 2) table[2 * r + 1] = rng() % 64;
+    if (r == kHostile) continue;
+    const segment::RankArea peer(base + kGeometry.ranks_offset() + r * kGeometry.rank_stride(),
+                                 kSlots, kSlotBytes);
+    segment::InboxLine& line = peer.inbox(op);
+    line.signature.store(rng() % 2 ? (static_cast<std::uint64_t>(kind) | kHostile << 8) : rng());
+    line.bytes.store(rng() % 2 ? count : random_size());  // count: what the receiver expects
+    for (auto& word : line.payload) word.store(rng());
+    if (rng() % 2)
+      line.payload[0].store(rng() % 2 ? random_size() : (rng() | (std::uint64_t{1} << 63)));
+    line.tag.store(sync::make_tag(op, sync::kStepArrived), std::memory_order_release);
   }
   segment::StatusLine& st = area.status();
   st.signature.store(rng() % 2 ? (static_cast<std::uint64_t>(kind) | kHostile << 8) : rng());
@@ -152,7 +161,7 @@ TEST_CASE("garbage in a peer's control lines and slots is an error, never a stra
                 base + kGeometry.ranks_offset() + kHostile * kGeometry.rank_stride());
             const std::uint64_t next_op = sync::op_of(own->tag.load()) + 1;
             std::mt19937_64 rng(trial * 7919 + 1);
-            scribble(base, next_op, kinds[which], rng);
+            scribble(base, next_op, kinds[which], count, rng);
             // Stay alive (so only the contents can stop the others) until they are done.
             ctx.bootstrap.barrier();
             return;

@@ -43,63 +43,54 @@ TEST_CASE("stream shape: chunk geometry does not depend on the inline decision")
 TEST_CASE("scatter stream: every byte of every block is filled once and read by its owner") {
   for (int n : {1, 2, 3, 7, 16}) {
     for (int root = 0; root < n; ++root) {
-      for (bool table : {false, true}) {
-        for (std::uint64_t unit : {0ull, 1ull, 40ull, 300ull, 5000ull}) {
-          CAPTURE(n);
-          CAPTURE(root);
-          CAPTURE(table);
-          CAPTURE(unit);
-          std::vector<std::uint64_t> bytes(static_cast<std::size_t>(n));
-          std::vector<std::vector<std::byte>> data(static_cast<std::size_t>(n));
-          std::vector<const std::byte*> src(static_cast<std::size_t>(n));
-          for (int r = 0; r < n; ++r) {
-            bytes[static_cast<std::size_t>(r)] = (static_cast<std::uint64_t>(r) % 3) * unit;
-            data[static_cast<std::size_t>(r)].resize(bytes[static_cast<std::size_t>(r)]);
-            for (std::size_t i = 0; i < data[static_cast<std::size_t>(r)].size(); ++i) {
-              data[static_cast<std::size_t>(r)][i] =
-                  std::byte(static_cast<unsigned char>(r * 37 + i));
-            }
-            src[static_cast<std::size_t>(r)] = data[static_cast<std::size_t>(r)].data();
+      for (std::uint64_t unit : {0ull, 1ull, 40ull, 300ull, 5000ull}) {
+        CAPTURE(n);
+        CAPTURE(root);
+        CAPTURE(unit);
+        std::vector<std::uint64_t> bytes(static_cast<std::size_t>(n));
+        std::vector<std::vector<std::byte>> data(static_cast<std::size_t>(n));
+        std::vector<const std::byte*> src(static_cast<std::size_t>(n));
+        for (int r = 0; r < n; ++r) {
+          bytes[static_cast<std::size_t>(r)] = (static_cast<std::uint64_t>(r) % 3) * unit;
+          data[static_cast<std::size_t>(r)].resize(bytes[static_cast<std::size_t>(r)]);
+          for (std::size_t i = 0; i < data[static_cast<std::size_t>(r)].size(); ++i) {
+            data[static_cast<std::size_t>(r)][i] =
+                std::byte(static_cast<unsigned char>(r * 37 + i));
           }
-          ScatterRootStream plan;
-          plan.plan(root, n, table, [&](int r) {
-            return std::pair(src[static_cast<std::size_t>(r)], bytes[static_cast<std::size_t>(r)]);
-          });
-          const StreamShape shape{plan.bytes(), 1024};
-          std::vector<std::byte> stream(plan.bytes());
-          std::vector<std::set<int>> readers(shape.chunks());
-          for (std::uint64_t c = 0; c < shape.chunks(); ++c) {
-            plan.fill(stream.data() + shape.chunk_begin(c), shape.chunk_begin(c),
-                      shape.chunk_end(c) - shape.chunk_begin(c));
-            std::vector<int> out;
-            plan.readers(shape, c, out);
-            readers[c].insert(out.begin(), out.end());
-            CHECK(readers[c].count(root) == 0);
-          }
-          // Each receiver finds its block (from the table or from the uniform placement) and
-          // is listed as a reader of every chunk its block touches.
-          std::uint64_t end = table ? 16ull * static_cast<std::uint64_t>(n) : 0;
-          for (int r = 0; r < n; ++r) {
-            if (r == root) continue;
-            const std::uint64_t b = bytes[static_cast<std::size_t>(r)];
-            std::uint64_t at = place_block(end, b);
-            end = at + b;
-            if (table) {
-              ScatterTableEntry e;
-              std::memcpy(&e, stream.data() + 16 * r, sizeof e);
-              CHECK(e.offset == at);
-              CHECK(e.bytes == b);
-              CHECK(readers[shape.chunk_of(16ull * static_cast<std::uint64_t>(r))].count(r) == 1);
-            }
-            CHECK(std::equal(stream.begin() + static_cast<long>(at),
-                             stream.begin() + static_cast<long>(at + b),
-                             data[static_cast<std::size_t>(r)].begin()));
-            for (std::uint64_t off = at; off < at + b; off += 1024)
-              CHECK(readers[shape.chunk_of(off)].count(r) == 1);
-            if (b > 0) CHECK(readers[shape.chunk_of(at + b - 1)].count(r) == 1);
-          }
-          CHECK(end == plan.bytes());
+          src[static_cast<std::size_t>(r)] = data[static_cast<std::size_t>(r)].data();
         }
+        ScatterRootStream plan;
+        plan.plan(root, n, [&](int r) {
+          return std::pair(src[static_cast<std::size_t>(r)], bytes[static_cast<std::size_t>(r)]);
+        });
+        const StreamShape shape{plan.bytes(), 1024};
+        std::vector<std::byte> stream(plan.bytes());
+        std::vector<std::set<int>> readers(shape.chunks());
+        for (std::uint64_t c = 0; c < shape.chunks(); ++c) {
+          plan.fill(stream.data() + shape.chunk_begin(c), shape.chunk_begin(c),
+                    shape.chunk_end(c) - shape.chunk_begin(c));
+          std::vector<int> out;
+          plan.readers(shape, c, out);
+          readers[c].insert(out.begin(), out.end());
+          CHECK(readers[c].count(root) == 0);
+        }
+        // Each receiver's block is where offset_of says (what scatterv's records tell the
+        // receivers), and it is listed as a reader of every chunk its block touches.
+        std::uint64_t end = 0;
+        for (int r = 0; r < n; ++r) {
+          if (r == root) continue;
+          const std::uint64_t b = bytes[static_cast<std::size_t>(r)];
+          std::uint64_t at = place_block(end, b);
+          end = at + b;
+          CHECK(plan.offset_of(r) == at);
+          CHECK(std::equal(stream.begin() + static_cast<long>(at),
+                           stream.begin() + static_cast<long>(at + b),
+                           data[static_cast<std::size_t>(r)].begin()));
+          for (std::uint64_t off = at; off < at + b; off += 1024)
+            CHECK(readers[shape.chunk_of(off)].count(r) == 1);
+          if (b > 0) CHECK(readers[shape.chunk_of(at + b - 1)].count(r) == 1);
+        }
+        CHECK(end == plan.bytes());
       }
     }
   }
@@ -117,7 +108,7 @@ TEST_CASE("scatter stream, equal blocks: the arithmetic plan places blocks as th
           send[i] = std::byte(static_cast<unsigned char>(i * 13 + 1));
         ScatterRootStream uniform, general;
         uniform.plan_uniform(root, n, send.data(), b);
-        general.plan(root, n, false, [&](int r) { return std::pair(send.data() + r * b, b); });
+        general.plan(root, n, [&](int r) { return std::pair(send.data() + r * b, b); });
         REQUIRE(uniform.bytes() == general.bytes());
         const StreamShape shape{uniform.bytes(), 1024};
         std::vector<std::byte> a(uniform.bytes()), g(general.bytes());

@@ -1,6 +1,7 @@
 // Flat scatter and scatterv: the root streams all other ranks' blocks through its slots (see
 // ScatterRootStream); each rank copies out its own block. Scatter's block positions follow from
-// the common block size; scatterv's come from a table at the head of the stream. In scatterv
+// the common block size; scatterv's come from the root's record in each receiver's inbox
+// (scatterv_inbox.hpp), which holds the smallest blocks themselves. In scatterv
 // only the root knows every rank's size, so with CheckLevel::kFull the other ranks wait for the
 // root's verdict before returning: an error on any rank then reaches every rank.
 #pragma once
@@ -10,10 +11,12 @@
 #include <utility>
 
 #include "coll/scatter_stream.hpp"
+#include "coll/scatterv_inbox.hpp"
 #include "coll/single_copy.hpp"
 #include "coll/tree_scatter.hpp"
 #include "core/operation.hpp"
 #include "core/stream.hpp"
+#include "core/validation.hpp"
 
 namespace shmcoll {
 
@@ -69,27 +72,37 @@ class ScattervOp final : public CollectiveOp {
     return peer == sig_.root && team_.rank() != sig_.root;
   }
 
+  // How a block of `bytes` reaches a receiver (the same answer on every rank).
+  enum class BlockPath { kInline, kStream, kDirect };
+  BlockPath path_of(std::uint64_t bytes) const;
   bool advance_root(sync::WaitTarget& blocked_on);
+  // Root: writes every receiver's record (scatterv_inbox::post), waiting where a receiver's
+  // line is still in use.
+  bool post_records(sync::WaitTarget& blocked_on);
   bool advance_tree(sync::WaitTarget& blocked_on);
   void plan_before_arrival() override;
+  // Receiver: checks the record against this rank's arguments and takes an inline block;
+  // false when that was all, otherwise sets the stage for the rest.
+  bool take_record_and_go_on();
   bool copy_direct_block(sync::WaitTarget& blocked_on);
 
-  enum class Stage { kStart, kEntry, kBlock, kDirect };
+  enum class Stage { kStart, kBlock, kDirect };
   const std::byte* sendbuf_ = nullptr;
   std::byte* recvbuf_ = nullptr;
   bool tree_ = false;  // along the topology tree (registry), decided at construction
   PlanVector<TreeScatter::Block> tree_blocks_;  // root, tree: every rank's block of sendbuf
   // Only along the tree, as in ScatterOp.
   std::optional<TreeScatter> tree_scatter_;
-  PlanVector<std::uint64_t> send_bytes_;                             // root: bytes per rank
+  PlanVector<validate::Block> blocks_;  // root: every rank's block of sendbuf
   std::pair<const std::byte*, std::uint64_t> copy_own_{nullptr, 0};  // root's own block
   PlanVector<int> direct_peers_;  // root: ranks that copy their block themselves
   SteppedTransfer direct_copy_;   // a rank that copies its block itself
   std::size_t next_direct_ = 0;
   Stage stage_ = Stage::kStart;
+  int next_record_ = 0;  // root: the next receiver to post a record for
   ScatterRootStream plan_;
   StreamWriter writer_;
-  ScatterTableEntry entry_;
+  scatterv_inbox::Record record_;  // receiver: what the root posted for this rank
   RangeReader reader_;
   std::uint64_t acked_ = 0;
 };

@@ -1,7 +1,6 @@
 #include "coll/scatter_stream.hpp"
 
 #include <algorithm>
-#include <cstring>
 
 #include "copy/copy.hpp"
 
@@ -18,10 +17,6 @@ void ScatterRootStream::fill(std::byte* dst, std::uint64_t offset, std::uint64_t
       if (lo < hi) copy::copy_bytes(dst + (lo - offset), src + (lo - at), hi - lo);
     }
     return;
-  }
-  if (offset < table_bytes_) {
-    const std::uint64_t n = std::min(end, table_bytes_) - offset;
-    std::memcpy(dst, reinterpret_cast<const std::byte*>(table_.data()) + offset, n);
   }
   // Chunks are filled in increasing order, so a cursor finds the first overlapping piece.
   while (fill_cursor_ < pieces_.size() &&
@@ -45,20 +40,11 @@ void ScatterRootStream::readers(const StreamShape& shape, std::uint64_t chunk,
     }
     return;
   }
-  // Ranks whose table entry lies in the chunk read it (they read every entry's chunk, even
-  // with a zero-byte block, to check the root's count against their own).
-  if (lo < table_bytes_) {
-    const std::uint64_t first = lo / sizeof(ScatterTableEntry);
-    const std::uint64_t last = (std::min(hi, table_bytes_) - 1) / sizeof(ScatterTableEntry);
-    for (std::uint64_t r = first; r <= last; ++r) {
-      if (static_cast<int>(r) != root_) out.push_back(static_cast<int>(r));
-    }
-  }
   auto first =
       std::lower_bound(pieces_.begin(), pieces_.end(), lo,
                        [](const Piece& p, std::uint64_t v) { return p.offset + p.bytes <= v; });
   for (auto it = first; it != pieces_.end() && it->offset < hi; ++it) {
-    if (it->bytes > 0 && (out.empty() || out.back() != it->rank)) out.push_back(it->rank);
+    if (it->bytes > 0) out.push_back(it->rank);
   }
 }
 

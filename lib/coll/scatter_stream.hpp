@@ -1,8 +1,8 @@
 // The root's side of scatter and scatterv: one stream holding every other rank's block, in
-// rank order, optionally preceded by a table of (offset, bytes) per rank (scatterv, where the
-// receivers cannot compute where their block is). Blocks of 256 bytes and more start on a cache
-// line so both sides of their copies are aligned; smaller ones are packed so that small
-// scatters still fit inline.
+// rank order. Scatterv's receivers, who cannot compute where their block is, learn it from the
+// root's record in their inbox (scatterv_inbox.hpp); its smallest blocks travel there and not
+// in the stream. Blocks of 256 bytes and more start on a cache line so both sides of their
+// copies are aligned; smaller ones are packed so that small scatters still fit inline.
 #pragma once
 
 #include <cstdint>
@@ -13,8 +13,7 @@
 
 namespace shmcoll {
 
-// One rank's entry in the table at the head of a scatterv stream (and of the table gatherv's
-// root streams for its single-copy senders).
+// One rank's entry in the table gatherv's root streams for its single-copy senders.
 struct ScatterTableEntry {
   // Set in `offset` when the block does not travel in the stream: the rank moves it itself
   // with a single copy, and the rest of `offset` is the block's place in the root's buffer.
@@ -23,27 +22,6 @@ struct ScatterTableEntry {
   std::uint64_t bytes = 0;
 };
 static_assert(sizeof(ScatterTableEntry) == 16);
-
-// What a receiver may do with the table entry it read from the root's stream (shared memory:
-// garbage or hostile values must not make it read outside the stream or its own buffer).
-enum class EntryUse {
-  kMismatch,  // the root sends another number of bytes than this rank receives
-  kCorrupt,   // the offset points into the table or beyond any possible stream
-  kDirect,    // this rank copies its block itself from the root's buffer
-  kInStream,  // the block is at `offset` in the stream, after the table
-};
-// `entry_at`: where the entry itself lies in the stream. For kInStream, offset + bytes cannot
-// overflow (both are at most 2^62).
-inline EntryUse classify_entry(const ScatterTableEntry& entry, std::uint64_t expected_bytes,
-                               std::uint64_t entry_at) {
-  constexpr std::uint64_t kMaxOffset = std::uint64_t{1} << 62;
-  if (entry.bytes != expected_bytes) return EntryUse::kMismatch;
-  if ((entry.offset & ScatterTableEntry::kDirect) != 0) return EntryUse::kDirect;
-  if (entry.offset < entry_at + sizeof entry || entry.offset > kMaxOffset) {
-    return EntryUse::kCorrupt;
-  }
-  return EntryUse::kInStream;
-}
 
 // Where a block of `bytes` may start after stream offset `end` of the previous one.
 inline std::uint64_t place_block(std::uint64_t end, std::uint64_t bytes) {
@@ -65,28 +43,28 @@ class ScatterRootStream {
     std::uint64_t offset;  // in the stream
     std::uint64_t bytes;
   };
-  // `block_of(r)` gives rank r's data in the root's buffer as (pointer, bytes); the root's own
-  // block is not asked for. With a table, entries describe each rank's piece; the root's entry
-  // stays zero.
+  // `block_of(r)` gives rank r's data in the root's buffer as (pointer, bytes), (nullptr, 0)
+  // for a rank whose block is not streamed; the root's own block is not asked for.
   template <class BlockOf>
-  void plan(int root, int nranks, bool with_table, BlockOf&& block_of) {
+  void plan(int root, int nranks, BlockOf&& block_of) {
     root_ = root;
     uniform_.nranks = 0;
-    table_.assign(with_table ? static_cast<std::size_t>(nranks) : 0, ScatterTableEntry{});
-    table_bytes_ = table_.size() * sizeof(ScatterTableEntry);
     pieces_.clear();
     pieces_.reserve(static_cast<std::size_t>(nranks));
-    std::uint64_t end = table_bytes_;
+    std::uint64_t end = 0;
     for (int r = 0; r < nranks; ++r) {
       if (r == root) continue;
       const auto [src, b] = block_of(r);
       const std::uint64_t at = place_block(end, b);
       pieces_.push_back({r, src, at, b});
-      if (with_table) table_[static_cast<std::size_t>(r)] = {at, b};
       end = at + b;
     }
     total_ = end;
     fill_cursor_ = 0;
+  }
+  // Where plan() put rank r's block in the stream (r is not the root).
+  std::uint64_t offset_of(int r) const {
+    return pieces_[static_cast<std::size_t>(r - (r > root_ ? 1 : 0))].offset;
   }
   // Equal blocks of `bytes`, rank r's at base + r * bytes: positions follow arithmetically, so
   // nothing is allocated per call.
@@ -94,15 +72,9 @@ class ScatterRootStream {
     root_ = root;
     uniform_ = {base, bytes, uniform_stride(bytes), nranks};
     pieces_.clear();
-    table_.clear();
-    table_bytes_ = 0;
     total_ = uniform_stream_bytes(static_cast<std::uint64_t>(nranks - 1), bytes);
   }
   std::uint64_t bytes() const { return total_; }
-  // Turns rank r's entry into a single-copy one; plan() must have given r no bytes to stream.
-  void mark_direct(int r, std::uint64_t root_offset, std::uint64_t bytes) {
-    table_[static_cast<std::size_t>(r)] = {ScatterTableEntry::kDirect | root_offset, bytes};
-  }
   void fill(std::byte* dst, std::uint64_t offset, std::uint64_t length);
   void readers(const StreamShape& shape, std::uint64_t chunk, std::vector<int>& out) const;
 
@@ -120,8 +92,6 @@ class ScatterRootStream {
   int root_ = 0;
   Uniform uniform_;
   PlanVector<Piece> pieces_;
-  PlanVector<ScatterTableEntry> table_;
-  std::uint64_t table_bytes_ = 0;
   std::uint64_t total_ = 0;
   std::size_t fill_cursor_ = 0;
 };

@@ -1,4 +1,5 @@
 #include "coll/scatter.hpp"
+#include "coll/scatterv_inbox.hpp"
 #include "coll/single_copy.hpp"
 #include "copy/copy.hpp"
 #include "core/validation.hpp"
@@ -20,19 +21,17 @@ ScattervOp::ScattervOp(TeamImpl& team, const void* sendbuf, std::span<const Coun
     validate::buffer(ctx, "recvbuf", recvbuf, sig_.bytes);
     return;
   }
-  const PlanVector<validate::Block> blocks =
-      validate::blocks(ctx, "sendcounts", sendcounts, "displs", displs, sendtype);
+  blocks_ = validate::blocks(ctx, "sendcounts", sendcounts, "displs", displs, sendtype);
+  const PlanVector<validate::Block>& blocks = blocks_;
   if (team.options().checks == CheckLevel::kFull)
     validate::no_overlap(ctx, as_span(blocks), "sendcounts", "displs", "read");
   std::uint64_t total = 0;
-  send_bytes_.resize(blocks.size());
   for (std::size_t r = 0; r < blocks.size(); ++r) {
-    send_bytes_[r] = blocks[r].bytes;
     validate::buffer(ctx, "sendbuf", sendbuf, blocks[r].bytes);
     lend(sendbuf_ + blocks[r].offset, blocks[r].bytes);
     if (static_cast<int>(r) != root) total += blocks[r].bytes;
   }
-  validate::stream_length(ctx, total + 16 * blocks.size() + 64 * blocks.size());
+  validate::stream_length(ctx, total + 64 * blocks.size());
   const auto me = static_cast<std::size_t>(root);
   sig_.bytes = 0;  // the root checks each peer against sendcounts instead
   if (!in_place) {
@@ -54,34 +53,33 @@ ScattervOp::ScattervOp(TeamImpl& team, const void* sendbuf, std::span<const Coun
     expose(sendbuf);
     return;
   }
-  // Keep the block offsets for the plan (the spans may not outlive this call in a request).
-  // Blocks from the single-copy threshold on stay out of the stream: their ranks read them
-  // from sendbuf themselves.
-  auto direct = [&](int r) {
-    return r != root && team.single_copy_for(blocks[static_cast<std::size_t>(r)].bytes);
-  };
-  auto block_of = [&](int r) {
-    const validate::Block& blk = blocks[static_cast<std::size_t>(r)];
-    if (direct(r)) return std::pair<const std::byte*, std::uint64_t>(nullptr, 0);
-    return std::pair(blk.bytes > 0 ? sendbuf_ + blk.offset : nullptr, blk.bytes);
-  };
-  plan_.plan(root, team.size(), true, block_of);
+  // Small blocks travel in their receivers' records, blocks from the single-copy threshold on
+  // are read by their ranks from sendbuf; only the others go through the stream.
+  plan_.plan(root, team.size(), [&](int r) {
+    const validate::Block& blk = blocks_[static_cast<std::size_t>(r)];
+    if (path_of(blk.bytes) != BlockPath::kStream)
+      return std::pair<const std::byte*, std::uint64_t>(nullptr, 0);
+    return std::pair(sendbuf_ + blk.offset, blk.bytes);
+  });
   for (int r = 0; r < team.size(); ++r) {
-    if (!direct(r)) continue;
-    plan_.mark_direct(r, blocks[static_cast<std::size_t>(r)].offset,
-                      blocks[static_cast<std::size_t>(r)].bytes);
-    direct_peers_.push_back(r);
+    if (r != root && path_of(blocks_[static_cast<std::size_t>(r)].bytes) == BlockPath::kDirect)
+      direct_peers_.push_back(r);
   }
   expose(sendbuf);
 }
 
+ScattervOp::BlockPath ScattervOp::path_of(std::uint64_t bytes) const {
+  if (bytes <= segment::InboxLine::kInlineBytes) return BlockPath::kInline;
+  return team_.single_copy_for(bytes) ? BlockPath::kDirect : BlockPath::kStream;
+}
+
 std::int64_t ScattervOp::expected_peer_bytes(int peer) const {
-  if (team_.rank() != sig_.root) return -1;  // receivers check their table entry instead
-  return static_cast<std::int64_t>(send_bytes_[static_cast<std::size_t>(peer)]);
+  if (team_.rank() != sig_.root) return -1;  // receivers check the root's record instead
+  return static_cast<std::int64_t>(blocks_[static_cast<std::size_t>(peer)].bytes);
 }
 
 std::string ScattervOp::expected_bytes_text(int peer) const {
-  return "the root sends " + std::to_string(send_bytes_[static_cast<std::size_t>(peer)]) +
+  return "the root sends " + std::to_string(blocks_[static_cast<std::size_t>(peer)].bytes) +
          " bytes to rank " + std::to_string(peer) + " (sendcounts[" + std::to_string(peer) +
          "] x " + sig_.type.name + ")";
 }
@@ -94,10 +92,11 @@ bool ScattervOp::advance_root(sync::WaitTarget& blocked_on) {
     plan_.readers(writer_.shape(), c, out);
   };
   if (stage_ == Stage::kStart) {
+    if (!post_records(blocked_on)) return false;
     writer_.start(op_, Kind::kScatterv, sig_.root, plan_.bytes(), team_.slot_bytes());
     stage_ = Stage::kBlock;
-    // Publish what can go out at once (the table first) before copying the root's own block,
-    // so that single-copy readers start in parallel with that copy.
+    // Publish what can go out at once before copying the root's own block, so that the
+    // stream's readers start in parallel with that copy.
     sync::WaitTarget later;
     writer_.pump(team_, fill, readers, later);
     if (copy_own_.second > 0) copy::copy_bytes(recvbuf_, copy_own_.first, copy_own_.second);
@@ -108,17 +107,32 @@ bool ScattervOp::advance_root(sync::WaitTarget& blocked_on) {
                                         blocked_on);
 }
 
+bool ScattervOp::post_records(sync::WaitTarget& blocked_on) {
+  for (; next_record_ < team_.size(); ++next_record_) {
+    const int r = next_record_;
+    if (r == sig_.root) continue;
+    if (!scatterv_inbox::line_free(team_, r, op_, blocked_on)) return false;
+    const validate::Block& blk = blocks_[static_cast<std::size_t>(r)];
+    const std::uint64_t where = path_of(blk.bytes) == BlockPath::kDirect
+                                    ? scatterv_inbox::kDirect | blk.offset
+                                    : plan_.offset_of(r);
+    scatterv_inbox::post(team_, r, op_, sig_.packed(), blk.bytes,
+                         blk.bytes > 0 ? sendbuf_ + blk.offset : nullptr, where);
+  }
+  return true;
+}
+
 bool ScattervOp::copy_direct_block(sync::WaitTarget& blocked_on) {
-  // The root arrived before it published the table, so its address is there to read.
+  // The root arrived before it posted the records, so its address is there to read.
   PeerArrival root;
   segment::StatusLine& status = team_.area(sig_.root).status();
   if (read_peer_arrival(status, op_, root) != PeerState::kRead) {
     blocked_on = {&status.tag, sync::make_tag(op_, sync::kStepArrived), sig_.root};
     return false;
   }
-  if (!direct_copy_.step(
-          *this, team_, sig_.root, root.address + (entry_.offset & ~ScatterTableEntry::kDirect),
-          root.shared_id, recvbuf_, entry_.bytes, /*local_is_source=*/false, blocked_on))
+  if (!direct_copy_.step(*this, team_, sig_.root,
+                         root.address + (record_.where & ~scatterv_inbox::kDirect), root.shared_id,
+                         recvbuf_, record_.bytes, /*local_is_source=*/false, blocked_on))
     return false;
   team_.publish(team_.self().progress().copied_op, op_);
   return true;
@@ -153,55 +167,55 @@ bool ScattervOp::advance_tree(sync::WaitTarget& blocked_on) {
 
 bool ScattervOp::advance_data(sync::WaitTarget& blocked_on) {
   if (tree_) return advance_tree(blocked_on);
-  const int me = team_.rank();
-  const std::uint64_t slot = team_.slot_bytes();
-  if (me == sig_.root) return advance_root(blocked_on);
-  const std::uint64_t entry_at = static_cast<std::uint64_t>(me) * sizeof(ScatterTableEntry);
+  if (team_.rank() == sig_.root) return advance_root(blocked_on);
   if (stage_ == Stage::kStart) {
-    // The stream's length is unknown here; read_chunk only checks that the entry lies inside it.
-    reader_.start({sig_.root, op_, Kind::kScatterv, sig_.root, 0, false}, slot, entry_at,
-                  entry_at + sizeof entry_, reinterpret_cast<std::byte*>(&entry_));
-    stage_ = Stage::kEntry;
-  }
-  if (stage_ == Stage::kEntry) {
-    // Do not acknowledge the entry's chunk yet: this rank's block may start in it.
-    if (!reader_.pull(team_, acked_, blocked_on, /*ack_last=*/false)) return false;
-    // Built only for a message: at small sizes the string would cost more than the call.
-    auto where = [&] {
-      return "scatterv (root " + std::to_string(sig_.root) + ", operation #" + std::to_string(op_) +
-             ") on rank " + std::to_string(me);
-    };
-    switch (classify_entry(entry_, sig_.bytes, entry_at)) {
-      case EntryUse::kMismatch:
-        team_.fail(Status::kInvalidArgument,
-                   "type signature mismatch in " + where() + ": the root sends " +
-                       std::to_string(entry_.bytes) + " bytes (its sendcounts[" +
-                       std::to_string(me) + "]), this rank receives " + sig_.describe_bytes());
-      case EntryUse::kCorrupt:
-        team_.fail(Status::kInternal, "corrupt scatterv table in " + where() + ": offset " +
-                                          std::to_string(entry_.offset));
-      case EntryUse::kDirect:
-        stage_ = Stage::kDirect;
-        break;
-      case EntryUse::kInStream:
-        break;
+    const sync::WaitTarget record_posted = scatterv_inbox::awaited(team_, op_, sig_.root);
+    if (!sync::reached(record_posted)) {
+      blocked_on = record_posted;
+      return false;
     }
-    if (stage_ != Stage::kDirect) {
-      reader_.start({sig_.root, op_, Kind::kScatterv, sig_.root, 0, false}, slot, entry_.offset,
-                    entry_.offset + entry_.bytes, recvbuf_);
-      stage_ = Stage::kBlock;
-    }
+    if (!take_record_and_go_on()) return true;  // the block was in the record
   }
-  if (stage_ == Stage::kDirect) {
-    if (!copy_direct_block(blocked_on)) return false;
-    defer_final_ack(sync::step_consumed(StreamShape{entry_at + 1, slot}.chunk_of(entry_at)));
-    return true;
-  }
+  if (stage_ == Stage::kDirect) return copy_direct_block(blocked_on);
   if (!reader_.pull(team_, acked_, blocked_on, /*ack_last=*/false)) return false;
-  // The last chunk read holds the block's end, or the entry itself for a zero-byte block.
-  const StreamShape shape{entry_.offset + entry_.bytes, slot};
-  defer_final_ack(
-      sync::step_consumed(reader_.empty() ? shape.chunk_of(entry_at) : reader_.last_chunk()));
+  defer_final_ack(sync::step_consumed(reader_.last_chunk()));
+  return true;
+}
+
+bool ScattervOp::take_record_and_go_on() {
+  record_ = scatterv_inbox::read(team_, op_);
+  const int me = team_.rank();
+  // Built only for a message: at small sizes the string would cost more than the call.
+  auto where = [&] {
+    return "scatterv (root " + std::to_string(sig_.root) + ", operation #" + std::to_string(op_) +
+           ") on rank " + std::to_string(me);
+  };
+  switch (scatterv_inbox::classify(record_, sig_.packed(), sig_.bytes)) {
+    case scatterv_inbox::RecordUse::kOtherCall:
+      // Throws for another collective or root; what is left is a garbled signature.
+      check_peer_signature(sig_.root, record_.signature, record_.bytes);
+      team_.fail(Status::kInternal, "corrupt scatterv record in " + where() + ": signature " +
+                                        std::to_string(record_.signature));
+    case scatterv_inbox::RecordUse::kMismatch:
+      team_.fail(Status::kInvalidArgument, "type signature mismatch in " + where() +
+                                               ": the root sends " + std::to_string(record_.bytes) +
+                                               " bytes (its sendcounts[" + std::to_string(me) +
+                                               "]), this rank receives " + sig_.describe_bytes());
+    case scatterv_inbox::RecordUse::kCorrupt:
+      team_.fail(Status::kInternal, "corrupt scatterv record in " + where() + ": block at " +
+                                        std::to_string(record_.where));
+    case scatterv_inbox::RecordUse::kInline:
+      scatterv_inbox::copy_inline(team_, op_, record_.bytes, recvbuf_);
+      return false;
+    case scatterv_inbox::RecordUse::kDirect:
+      stage_ = Stage::kDirect;
+      return true;
+    case scatterv_inbox::RecordUse::kInStream:
+      break;
+  }
+  reader_.start({sig_.root, op_, Kind::kScatterv, sig_.root, 0, false}, team_.slot_bytes(),
+                record_.where, record_.where + record_.bytes, recvbuf_);
+  stage_ = Stage::kBlock;
   return true;
 }
 

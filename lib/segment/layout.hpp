@@ -10,6 +10,7 @@
 //     WakeLine                          1 line   epoch written by the owner, sleepers by waiters
 //     ProgressLine                      1 line   acknowledgements and departure, by the owner
 //     SignatureHistory                  3 lines  signatures of recent operations, by the owner
+//     Inbox                             8 lines  scatterv records, by each operation's root
 //     SlotHeader[slots]                 1 line each, written by the owner only
 //     slot data[slots]                  slot_bytes each, cache-line aligned
 //
@@ -31,7 +32,7 @@ using sync::kCacheLine;
 using sync::WakeLine;
 
 inline constexpr std::uint64_t kMagic = 0x4c4c4f434d485321ull;  // "!SHMCOLL" little-endian
-inline constexpr std::uint32_t kVersion = 5;
+inline constexpr std::uint32_t kVersion = 6;
 // The granule of NUMA placement (numa_placement.hpp): rank areas start on multiples of it. The
 // base page size of the platforms shmcoll runs on; a larger page only coarsens the placement.
 inline constexpr std::uint64_t kPageBytes = 4096;
@@ -107,6 +108,29 @@ struct alignas(kCacheLine) SignatureHistory {
 };
 static_assert(sizeof(SignatureHistory) == 3 * kCacheLine);
 
+// What the root of a scatterv leaves for one receiver (the only lines of a rank's area that
+// other ranks write): the receiver's size as the root's sendcounts give it and the block itself
+// when it fits, so that a small block costs its receiver one cache-line transfer, with no
+// table to read first. Line op % kLines holds operation op; its root rewrites it only after
+// the owner has left operation op - kLines (ScattervInbox). Every field is atomic: two ranks
+// that both take themselves for the root (a user error, which they find between them) may
+// write the same line at once.
+struct alignas(kCacheLine) InboxLine {
+  static constexpr std::size_t kPayloadWords = 5;
+  static constexpr std::uint64_t kInlineBytes = 8 * kPayloadWords;
+  std::atomic<std::uint64_t> tag;        // (op, kStepArrived), stored last (release)
+  std::atomic<std::uint64_t> signature;  // the root's OpSignature::packed(): kind and root
+  std::atomic<std::uint64_t> bytes;      // the receiver's block, by the root's sendcounts
+  // The block when bytes <= kInlineBytes; otherwise payload[0] says where it is.
+  std::atomic<std::uint64_t> payload[kPayloadWords];
+};
+static_assert(sizeof(InboxLine) == kCacheLine);
+
+struct Inbox {
+  static constexpr std::uint64_t kLines = 8;
+  InboxLine lines[kLines];
+};
+
 // Flag line of one slot: the chunk tag, what the chunk belongs to, and small payloads inline,
 // so a message of up to kInlineBytes costs the reader a single cache-line transfer.
 struct alignas(kCacheLine) SlotHeader {
@@ -147,14 +171,19 @@ class RankArea {
   SignatureHistory& history() const {
     return *reinterpret_cast<SignatureHistory*>(base_ + 3 * kCacheLine);
   }
+  InboxLine& inbox(std::uint64_t op) const {
+    return reinterpret_cast<Inbox*>(base_ + 3 * kCacheLine + sizeof(SignatureHistory))
+        ->lines[op % Inbox::kLines];
+  }
   SlotHeader& slot_header(std::uint32_t s) const {
     return reinterpret_cast<SlotHeader*>(base_ + kControlLines * kCacheLine)[s];
   }
   std::byte* slot_data(std::uint32_t s) const {
     return base_ + (kControlLines + slots_) * kCacheLine + s * slot_bytes_;
   }
-  // status, wake, progress, signature history
-  static constexpr std::uint64_t kControlLines = 3 + sizeof(SignatureHistory) / kCacheLine;
+  // status, wake, progress, signature history, inbox
+  static constexpr std::uint64_t kControlLines =
+      3 + (sizeof(SignatureHistory) + sizeof(Inbox)) / kCacheLine;
 
  private:
   std::byte* base_;

@@ -1,0 +1,121 @@
+// Scatterv's records in the receivers' inboxes (segment::InboxLine): the root writes each
+// receiver its size and, for a small block, the block itself, into a line the receiver owns.
+// A receiver waits on its own line and finds everything it needs in that one line; only
+// larger blocks then go through the root's stream (or a single copy), at the place the record
+// names. Before this, every receiver read a table at the head of the root's stream first:
+// three lines from the root's slots for an 8-byte block, written after the root had laid out
+// the whole stream.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+
+#include "core/team_impl.hpp"
+#include "segment/layout.hpp"
+#include "sync/tag.hpp"
+#include "sync/waiter.hpp"
+
+namespace shmcoll::scatterv_inbox {
+
+using segment::InboxLine;
+
+// Set in a record's payload[0] when the block does not travel in the stream: the receiver
+// copies it itself from the root's buffer (single copy), and the rest of payload[0] is the
+// block's place in that buffer. Otherwise payload[0] is the block's offset in the root's
+// stream.
+inline constexpr std::uint64_t kDirect = std::uint64_t{1} << 63;
+
+inline std::uint64_t tag_of(std::uint64_t op) { return sync::make_tag(op, sync::kStepArrived); }
+
+// Root: whether receiver `r`'s line for `op` may be rewritten, i.e. r has left the operation
+// that used the line last; otherwise `blocked_on` says what to wait for. Departures are
+// monotone, so the cached lower bound of progress_reached answers most calls without reading
+// r's line.
+inline bool line_free(TeamImpl& team, int r, std::uint64_t op, sync::WaitTarget& blocked_on) {
+  if (op <= segment::Inbox::kLines) return true;
+  const std::uint64_t left = sync::make_tag(op - segment::Inbox::kLines, sync::kStepDone);
+  // progress_reached loads with acquire: r's reads of the line's last record happen before
+  // the stores below.
+  if (team.progress_reached(r, left)) return true;
+  blocked_on = {&team.area(r).progress().tag, left, r};
+  return false;
+}
+
+// Root: writes receiver `r`'s record of `op`. A block of at most kInlineBytes is copied into
+// the record from `block`; a larger one is described by `where`.
+inline void post(TeamImpl& team, int r, std::uint64_t op, std::uint64_t signature,
+                 std::uint64_t bytes, const std::byte* block, std::uint64_t where) {
+  InboxLine& line = team.area(r).inbox(op);
+  // relaxed: the release store of the tag below publishes them.
+  line.signature.store(signature, std::memory_order_relaxed);
+  line.bytes.store(bytes, std::memory_order_relaxed);
+  if (bytes <= InboxLine::kInlineBytes) {
+    std::uint64_t words[InboxLine::kPayloadWords] = {};
+    if (bytes > 0) std::memcpy(words, block, bytes);
+    for (std::uint64_t w = 0; w * 8 < bytes; ++w)
+      line.payload[w].store(words[w], std::memory_order_relaxed);
+  } else {
+    line.payload[0].store(where, std::memory_order_relaxed);
+  }
+  // release (publish): the fields above are visible to the owner once it sees the tag.
+  team.publish(line.tag, tag_of(op));
+}
+
+// Receiver: the wait for this rank's record of `op` from `root` (its slow-path checks look at
+// the root).
+inline sync::WaitTarget awaited(TeamImpl& team, std::uint64_t op, int root) {
+  return {&team.self().inbox(op).tag, tag_of(op), root};
+}
+
+// What the receiver read from its record.
+struct Record {
+  std::uint64_t signature = 0;
+  std::uint64_t bytes = 0;
+  std::uint64_t where = 0;  // payload[0]: the block's place when it is not inline
+};
+
+// Receiver, once awaited() is reached (its acquire load makes the fields visible): reads the
+// record of `op`. The owner reads its line while no root may rewrite it (line_free), but a
+// second rank wrongly taking itself for the root could, so the caller checks what it read
+// before it trusts it.
+inline Record read(TeamImpl& team, std::uint64_t op) {
+  InboxLine& line = team.self().inbox(op);
+  Record rec;
+  rec.signature = line.signature.load(std::memory_order_relaxed);
+  rec.bytes = line.bytes.load(std::memory_order_relaxed);
+  rec.where = line.payload[0].load(std::memory_order_relaxed);
+  return rec;
+}
+
+// What a receiver may do with the record it read (shared memory: garbage or hostile values
+// must not make it read outside the stream or its own buffer).
+enum class RecordUse {
+  kOtherCall,  // another collective or root: the caller reports it from the signature
+  kMismatch,   // the root sends another number of bytes than this rank receives
+  kCorrupt,    // a streamed block's offset beyond any possible stream
+  kInline,     // the block is in the record
+  kDirect,     // this rank copies its block itself from the root's buffer
+  kInStream,   // the block is at `where` in the root's stream
+};
+// For kInStream, where + bytes cannot overflow (both are at most 2^62).
+inline RecordUse classify(const Record& rec, std::uint64_t signature, std::uint64_t bytes) {
+  constexpr std::uint64_t kMaxOffset = std::uint64_t{1} << 62;
+  if (rec.signature != signature) return RecordUse::kOtherCall;
+  if (rec.bytes != bytes) return RecordUse::kMismatch;
+  if (rec.bytes <= InboxLine::kInlineBytes) return RecordUse::kInline;
+  if ((rec.where & kDirect) != 0) return RecordUse::kDirect;
+  return rec.where > kMaxOffset || rec.bytes > kMaxOffset ? RecordUse::kCorrupt
+                                                          : RecordUse::kInStream;
+}
+
+// Receiver: copies the inline block of a record read from the line of `op` to `dst`; `bytes`
+// (the record's, checked by the caller) is at most kInlineBytes.
+inline void copy_inline(TeamImpl& team, std::uint64_t op, std::uint64_t bytes, std::byte* dst) {
+  InboxLine& line = team.self().inbox(op);
+  std::uint64_t words[InboxLine::kPayloadWords];
+  for (std::uint64_t w = 0; w * 8 < bytes; ++w)
+    words[w] = line.payload[w].load(std::memory_order_relaxed);
+  if (bytes > 0) std::memcpy(dst, words, bytes);
+}
+
+}  // namespace shmcoll::scatterv_inbox
