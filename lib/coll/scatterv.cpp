@@ -15,6 +15,14 @@ ScattervOp::ScattervOp(TeamImpl& team, const void* sendbuf, std::span<const Coun
   const validate::Context ctx{Kind::kScatterv, team.rank(), team.size(), root, team.slot_bytes()};
   validate::common(ctx, in_place);
   tree_ = team.size() > 1 && team.uses_tree(Kind::kScatterv, 0);
+  // The root's leaf children take their blocks as flat receivers do, from the root's records.
+  // In a one-level tree every child is such a leaf, and a tree stream would carry nothing
+  // anyone reads: the root is the flat one too.
+  if (tree_) {
+    const topology::Tree& tree = team.tree(root);
+    if (tree.depth <= 1 || (!ctx.is_root() && TreeScatter::takes_record(tree, team.rank())))
+      tree_ = false;
+  }
   if (tree_) tree_scatter_.emplace();
   if (!ctx.is_root()) {
     sig_.bytes = validate::bytes(ctx, "recvcount", recvcount, recvtype);
@@ -48,8 +56,9 @@ ScattervOp::ScattervOp(TeamImpl& team, const void* sendbuf, std::span<const Coun
   if (tree_) {
     tree_blocks_.resize(blocks.size());
     for (std::size_t r = 0; r < blocks.size(); ++r)
-      tree_blocks_[r] = {sendbuf_ + blocks[r].offset, blocks[r].bytes,
-                         static_cast<int>(r) != root && team.single_copy_for(blocks[r].bytes)};
+      tree_blocks_[r] = {
+          sendbuf_ + blocks[r].offset, blocks[r].bytes,
+          static_cast<int>(r) != root && path_of(blocks[r].bytes) == BlockPath::kDirect};
     expose(sendbuf);
     return;
   }
@@ -108,14 +117,17 @@ bool ScattervOp::advance_root(sync::WaitTarget& blocked_on) {
 }
 
 bool ScattervOp::post_records(sync::WaitTarget& blocked_on) {
+  // Flat: every other rank; along the tree: the root's leaf children.
+  const topology::Tree* tree = tree_ ? &team_.tree(sig_.root) : nullptr;
   for (; next_record_ < team_.size(); ++next_record_) {
     const int r = next_record_;
-    if (r == sig_.root) continue;
+    if (r == sig_.root || (tree != nullptr && !TreeScatter::takes_record(*tree, r))) continue;
     if (!scatterv_inbox::line_free(team_, r, op_, blocked_on)) return false;
     const validate::Block& blk = blocks_[static_cast<std::size_t>(r)];
     const std::uint64_t where = path_of(blk.bytes) == BlockPath::kDirect
                                     ? scatterv_inbox::kDirect | blk.offset
-                                    : plan_.offset_of(r);
+                                : tree != nullptr ? tree_scatter_->stream_offset_of(r)
+                                                  : plan_.offset_of(r);
     scatterv_inbox::post(team_, r, op_, sig_.packed(), blk.bytes,
                          blk.bytes > 0 ? sendbuf_ + blk.offset : nullptr, where);
   }
@@ -150,6 +162,7 @@ void ScattervOp::plan_before_arrival() {
 bool ScattervOp::advance_tree(sync::WaitTarget& blocked_on) {
   if (stage_ == Stage::kStart) {
     if (team_.rank() == sig_.root) {
+      if (!post_records(blocked_on)) return false;
       if (copy_own_.second > 0) {
         // Publish what can go out at once before copying the root's own block, so that the
         // children (and direct copies below) start in parallel with that copy.

@@ -4,6 +4,7 @@
 
 #include "core/operation.hpp"
 #include "core/text.hpp"
+#include "segment/layout.hpp"
 
 namespace shmcoll {
 using tree_layout::at;
@@ -192,6 +193,13 @@ void TreeScatter::plan_writer(TeamImpl& team, const CollectiveOp& op) {
   for (int child : tree_->children[static_cast<std::size_t>(me_)]) {
     const std::size_t i = at(tree_->position, child) - base;
     const std::size_t n = at(tree_->subtree_size, child);
+    if (with_table_ && parent_ < 0 && takes_record(*tree_, child)) {
+      // Its record holds a small block or a direct one's place; it reads a larger one only.
+      const std::uint64_t b = sizes_[i];
+      if (!tree_layout::is_direct(b) && b > segment::InboxLine::kInlineBytes)
+        add(child, stream_.at(image_.offset[i]), stream_.at(image_.offset[i]) + b);
+      continue;
+    }
     add(child, 0, 8 * (with_table_ ? count : 0));
     add(child, stream_.at(image_.offset[i]),
         stream_.at(image_.offset[i]) + tree_layout::image_bytes(sizes_[i]));

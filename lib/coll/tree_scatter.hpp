@@ -7,7 +7,9 @@
 //
 // In scatterv only the root knows the sizes: every stream starts with the sizes of the
 // sender's subtree, from which each child computes the layout, checks its own size, and
-// writes the table of its own subtree.
+// writes the table of its own subtree. The root's leaf children (in a one-level tree, every
+// rank) are the exception: the root posts them records as flat scatterv does
+// (scatterv_inbox.hpp), and they read from its stream at most their own block.
 //
 // Scatterv blocks from the single-copy size on are direct (tree_layout.hpp): the streams carry
 // only each one's offset in the root's buffer, and its owner copies it from there with one
@@ -56,6 +58,16 @@ class TreeScatter {
   void start_member(TeamImpl& team, const CollectiveOp& op, bool with_table,
                     std::uint64_t own_bytes, std::byte* recvbuf);
   bool advance(TeamImpl& team, const CollectiveOp& op, sync::WaitTarget& blocked_on);
+  // Scatterv: whether rank r of the tree takes its block through a record from the root (a
+  // leaf child of the root), and not along the tree.
+  static bool takes_record(const topology::Tree& tree, int r) {
+    return tree.parent[static_cast<std::size_t>(r)] == tree.root &&
+           tree_layout::at(tree.subtree_size, r) == 1;
+  }
+  // The root: where the block of `child`, one that takes a record, lies in its stream.
+  std::uint64_t stream_offset_of(int child) const {
+    return stream_.at(image_.offset[tree_layout::at(tree_->position, child)]);
+  }
   // Whether the data stage compared `peer`'s collective, root and sizes with this rank's (it
   // read a stream from it), so the agree stage need not.
   bool checked(int peer) const { return peer == parent_ && reader_.read_from(0); }
