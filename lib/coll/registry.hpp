@@ -19,6 +19,9 @@
 //   With it, blocks from the single-copy size move once either way (along the tree as direct
 //   entries, tree_layout.hpp); flat stays the default until several NUMA nodes are measured.
 // - The v-forms' size tables must fit in a writer's slots (table_fits); otherwise flat.
+// - A scatterv "along the tree" whose tree has one level (every child of the root a leaf, as
+//   in a one-group team forced to the tree) runs the flat scatterv (ScattervOp): the root's
+//   leaf children take its records, so a tree stream would carry nothing anyone reads.
 //
 // Single copy (Choice::single_copy, broadcast, scatter and gather; the v-forms decide block by
 // block): from the single-copy size, where the team passed the probe, except a broadcast in an
