@@ -63,9 +63,10 @@ TEST_CASE("bcast: matrix over team sizes, roots and counts") {
   for (int n : kTeamSizes) run_matrix(check_bcast, false, false, n);
 }
 // The trees of synthetic machines: 2 packages x 2 NUMA; 4 NUMA nodes of 3 cores (11 ranks
-// leave one short); 1 package x 8 L3; and this machine's (one NUMA node: a one-level tree) --
-// with 8, 11 and 16 ranks, so that roots fall in every group. Each collective is forced onto
-// the tree at every size, including those the registry would send flat.
+// leave one short); 1 package x 8 L3; and this machine's, ranks unbound (one NUMA node: a
+// one-level tree, which runs the flat code even when forced) -- with 8, 11 and 16 ranks, so
+// that roots fall in every group. Each collective is forced onto the tree at every size,
+// including those the registry would send flat.
 const char* const kSyntheticTopologies[] = {"package:2 numa:2 core:4 pu:1", "numa:4 core:3 pu:1",
                                             "package:1 l3:8 core:2 pu:1", ""};
 Options tree_options(const char* topology) {

@@ -232,13 +232,19 @@ TEST_CASE("algorithm registry: by collective, size and team shape; options force
   CHECK(choose(shape, Kind::kGather, 1 << 20).tree);
   CHECK(choose(shape, Kind::kGatherv, 0).tree);
   shape.splits = false;  // one group: nothing to save
+  shape.one_level = true;
   for (Kind k : {Kind::kBcast, Kind::kScatter, Kind::kGather, Kind::kScatterv, Kind::kGatherv})
     CHECK_FALSE(choose(shape, k, 8).tree);
+  // A one-level tree is the flat algorithm, forced or not.
   shape.scatter = Algorithm::kTree;
+  CHECK_FALSE(choose(shape, Kind::kScatter, 8).tree);
+  CHECK_FALSE(choose(shape, Kind::kScatterv, 8).tree);
+  shape.splits = true;  // split, but this root's tree has one level (single-rank groups)
+  CHECK_FALSE(choose(shape, Kind::kScatter, 8).tree);
+  CHECK_FALSE(choose(shape, Kind::kBcast, 1 << 20).tree);
+  shape.one_level = false;
   CHECK(choose(shape, Kind::kScatter, 8).tree);
   CHECK(choose(shape, Kind::kScatterv, 8).tree);
-  CHECK_FALSE(choose(shape, Kind::kGather, 8).tree);
-  shape.splits = true;
   shape.gather = Algorithm::kFlat;
   CHECK_FALSE(choose(shape, Kind::kGatherv, 8).tree);
   // A v-form's size table must fit in a writer's slots: 16 ranks need 128 bytes.

@@ -38,11 +38,13 @@ int available_cpus() {
 
 // Which algorithm each collective takes on a team of `ranks` at each size (coll/registry.hpp),
 // assuming the team passes the single-copy probe unless SHMCOLL_SINGLE_COPY=off.
-void print_algorithms(const shmcoll::Options& options, int ranks, bool splits) {
+void print_algorithms(const shmcoll::Options& options, int ranks,
+                      const shmcoll::topology::Tree& tree) {
   using shmcoll::Kind;
   shmcoll::registry::TeamShape shape;
   shape.size = ranks;
-  shape.splits = splits;
+  shape.splits = !tree.levels.empty();
+  shape.one_level = tree.depth <= 1;
   shape.single_copy = options.single_copy != shmcoll::SingleCopy::kOff;
   shape.single_copy_always = options.single_copy == shmcoll::SingleCopy::kAlways;
   // As a team would see it with its ranks free to run on this process's CPUs.
@@ -156,7 +158,7 @@ int main(int argc, char** argv) {
         }
         std::printf("tree drawn into %s\n", png.c_str());
       }
-      print_algorithms(options, ranks, !tree.levels.empty());
+      print_algorithms(options, ranks, tree);
     }
   } catch (const shmcoll::Error& e) {
     std::fprintf(stderr, "shmcoll-info: %s\n", e.what());

@@ -23,7 +23,7 @@ bool BcastOp::advance_data(sync::WaitTarget& blocked_on) {
   const int me = team_.rank();
   if (team_.size() == 1) return true;
   if (!started_) {
-    const registry::Choice choice = team_.choose(Kind::kBcast, sig_.bytes);
+    const registry::Choice choice = team_.choose(Kind::kBcast, sig_.bytes, sig_.root);
     const topology::Tree* tree = choice.tree ? &team_.tree(sig_.root) : nullptr;
     if (choice.single_copy) {
       single_copy_ = true;

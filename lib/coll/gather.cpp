@@ -31,7 +31,7 @@ bool GatherOp::advance_data(sync::WaitTarget& blocked_on) {
   const std::uint64_t b = sig_.bytes;
   const int n = team_.size();
   if (!started_ && n > 1) {
-    const registry::Choice choice = team_.choose(Kind::kGather, b);
+    const registry::Choice choice = team_.choose(Kind::kGather, b, sig_.root);
     const bool along_tree = choice.tree;
     const bool single_copy = choice.single_copy;
     const bool root = me == sig_.root;

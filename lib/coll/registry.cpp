@@ -29,8 +29,9 @@ Choice choose_path(const TeamShape& shape, Kind kind, std::uint64_t block_bytes)
   if (v_form && !table_fits(shape.size, shape.slot_bytes, shape.slots))
     return {false, "flat: the size table does not fit in a writer's slots"};
   if (forced == Algorithm::kFlat) return {false, "flat: forced"};
+  if (!shape.splits) return {false, "flat: the ranks form one group (a one-level tree)"};
+  if (shape.one_level) return {false, "flat: the root's tree has one level"};
   if (forced == Algorithm::kTree) return {true, "tree: forced"};
-  if (!shape.splits) return {false, "flat: the ranks form one group"};
   if (kind == Kind::kBcast) return {true, "tree: each byte crosses each boundary once"};
   if (v_form) {
     return shape.single_copy ? Choice{false, "flat: blocks from the single-copy size move once"}

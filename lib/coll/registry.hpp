@@ -7,6 +7,11 @@
 // Why these rules:
 // - A team in one group (one package, NUMA node and L3, or places unknown) has no boundary to
 //   save: flat, whose root reaches everyone in one step.
+// - A tree of one level (every rank a child of the root: one group, or a split team whose other
+//   groups are single ranks) moves data as the flat algorithm does, root to each rank, so it
+//   runs the flat code even where the tree is forced. The tree code with one level took
+//   1.04-1.25x flat's time at 8 B (np=2, 21 alternating runs on a 2-core VM: its per-root plans
+//   and general readers), on a path no boundary justifies.
 // - Broadcast: the tree at every size. Flat, every rank reads the whole message across the
 //   boundary; down the tree each byte crosses each boundary once.
 // - Scatter and gather: each block crosses a boundary once either way, so the tree only saves
@@ -19,9 +24,6 @@
 //   With it, blocks from the single-copy size move once either way (along the tree as direct
 //   entries, tree_layout.hpp); flat stays the default until several NUMA nodes are measured.
 // - The v-forms' size tables must fit in a writer's slots (table_fits); otherwise flat.
-// - A scatterv "along the tree" whose tree has one level (every child of the root a leaf, as
-//   in a one-group team forced to the tree) runs the flat scatterv (ScattervOp): the root's
-//   leaf children take its records, so a tree stream would carry nothing anyone reads.
 //
 // Single copy (Choice::single_copy, broadcast, scatter and gather; the v-forms decide block by
 // block): from the single-copy size, where the team passed the probe, except a broadcast in an
@@ -40,10 +42,11 @@
 
 namespace shmcoll::registry {
 
-// What the choice depends on, the same on every rank (TeamImpl::shape()).
+// What the choice depends on, the same on every rank (TeamImpl::shape(root)).
 struct TeamShape {
   int size = 1;
   bool splits = false;              // the places split into more than one group at some level
+  bool one_level = false;           // the call's root's tree has one level (depth 1, or one rank)
   bool single_copy = false;         // the team passed the single-copy probe
   bool oversubscribed = false;      // more ranks than the CPUs they may run on, together
   bool single_copy_always = false;  // SHMCOLL_SINGLE_COPY=always: no exception for broadcast

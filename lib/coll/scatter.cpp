@@ -31,7 +31,7 @@ bool ScatterOp::advance_data(sync::WaitTarget& blocked_on) {
   const int n = team_.size();
   const std::uint64_t b = sig_.bytes;
   if (!started_ && n > 1) {
-    const registry::Choice choice = team_.choose(Kind::kScatter, b);
+    const registry::Choice choice = team_.choose(Kind::kScatter, b, sig_.root);
     const bool along_tree = choice.tree;
     const bool single_copy = choice.single_copy;
     const bool root = me == sig_.root;

@@ -14,15 +14,10 @@ ScattervOp::ScattervOp(TeamImpl& team, const void* sendbuf, std::span<const Coun
       recvbuf_(static_cast<std::byte*>(recvbuf)) {
   const validate::Context ctx{Kind::kScatterv, team.rank(), team.size(), root, team.slot_bytes()};
   validate::common(ctx, in_place);
-  tree_ = team.size() > 1 && team.uses_tree(Kind::kScatterv, 0);
+  tree_ = team.size() > 1 && team.uses_tree(Kind::kScatterv, 0, root);
   // The root's leaf children take their blocks as flat receivers do, from the root's records.
-  // In a one-level tree every child is such a leaf, and a tree stream would carry nothing
-  // anyone reads: the root is the flat one too.
-  if (tree_) {
-    const topology::Tree& tree = team.tree(root);
-    if (tree.depth <= 1 || (!ctx.is_root() && TreeScatter::takes_record(tree, team.rank())))
-      tree_ = false;
-  }
+  if (tree_ && !ctx.is_root() && TreeScatter::takes_record(team.tree(root), team.rank()))
+    tree_ = false;
   if (tree_) tree_scatter_.emplace();
   if (!ctx.is_root()) {
     sig_.bytes = validate::bytes(ctx, "recvcount", recvcount, recvtype);

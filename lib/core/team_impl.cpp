@@ -42,9 +42,11 @@ const topology::Tree& TeamImpl::tree(int root) {
   return *t;
 }
 
-registry::TeamShape TeamImpl::shape() {
+registry::TeamShape TeamImpl::shape(int root) {
+  const topology::Tree& t = tree(root);
   return {size_,
-          !tree(0).levels.empty(),
+          !t.levels.empty(),
+          t.depth <= 1,
           single_copy_,
           oversubscribed_,
           options_.single_copy == SingleCopy::kAlways,

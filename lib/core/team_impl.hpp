@@ -104,14 +104,17 @@ class TeamImpl final : public sync::WaitObserver {
     if (gather_root_plans_.empty()) gather_root_plans_.resize(2 * static_cast<std::size_t>(size_));
     return gather_root_plans_[2 * static_cast<std::size_t>(root) + (v_form ? 1 : 0)];
   }
-  // What the algorithm registry decides on (coll/registry.hpp): the same on every rank.
-  registry::TeamShape shape();
+  // What the algorithm registry decides on for a call with this root (coll/registry.hpp): the
+  // same on every rank.
+  registry::TeamShape shape(int root);
   // How this call of `kind` moves its data (registry::choose): along the tree or flat, and
   // (broadcast, scatter, gather) through the slots or with one copy.
-  registry::Choice choose(Kind kind, std::uint64_t block_bytes) {
-    return registry::choose(shape(), kind, block_bytes);
+  registry::Choice choose(Kind kind, std::uint64_t block_bytes, int root) {
+    return registry::choose(shape(root), kind, block_bytes);
   }
-  bool uses_tree(Kind kind, std::uint64_t block_bytes) { return choose(kind, block_bytes).tree; }
+  bool uses_tree(Kind kind, std::uint64_t block_bytes, int root) {
+    return choose(kind, block_bytes, root).tree;
+  }
   // Whether an operation moving `bytes` per rank between the root and the others uses the
   // single copy (cross-memory attach). The same answer on every rank for matching arguments:
   // it depends on rank 0's options and the team-wide probe at formation.
