@@ -104,8 +104,11 @@ void CollectiveOp::compare_arrived_peers() {
   // the way (a size mismatch is found in the step it occurs). Full ranks compare each other
   // pairwise (the fence below), so there is one such root, every full rank agrees with it, and
   // so does everyone else. Broadcast and scatter(v) receivers take this path; gather senders,
-  // whose data path compares nothing, stay full.
-  if (compared_toward_root()) {
+  // whose data path compares nothing, stay full -- unless the root has arrived already: a rank
+  // that reads the root's arrival compares itself with it directly, which is the same step up
+  // as a comparison in the data path (matched_arrived_root), and needs no fence: it saw the
+  // root's arrival itself. That saves a gather sender a status read per peer.
+  if (compared_toward_root() || matched_arrived_root()) {
     next_peer_ = team_.size();
     return;
   }
@@ -123,6 +126,15 @@ void CollectiveOp::compare_arrived_peers() {
     if (compared_without_agreeing(next_peer_)) continue;
     compare_if_arrived(next_peer_);
   }
+}
+
+bool CollectiveOp::matched_arrived_root() const {
+  if (team_.rank() == sig_.root || sig_.kind == Kind::kBarrier) return false;
+  PeerArrival arrival;
+  if (read_peer_arrival(team_.area(sig_.root).status(), op_, arrival) != PeerState::kRead)
+    return false;  // not arrived yet, or gone: compare as a full rank
+  check_peer_signature(sig_.root, arrival.packed, arrival.bytes);  // fails the team on a mismatch
+  return true;
 }
 
 void CollectiveOp::compare_if_arrived(int peer) {

@@ -113,6 +113,9 @@ class CollectiveOp {
   // Whether this rank (not the root) compared itself in its data path with the root, or with
   // its parent in the root's tree: it then needs no other comparison (compare_arrived_peers).
   bool compared_toward_root() const;
+  // CheckLevel::kDeferred, not the root: whether the root has arrived in this operation, after
+  // comparing it with this rank (a mismatch fails the team).
+  bool matched_arrived_root() const;
   void compare_if_arrived(int peer);
   bool record_signature(sync::WaitTarget& blocked_on);
   void flush_deferred_ack();
