@@ -5,8 +5,10 @@
 #include <doctest/doctest.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstring>
 #include <functional>
+#include <thread>
 
 #include "support/buffers.hpp"
 #include "support/ranks.hpp"
@@ -202,6 +204,22 @@ std::vector<Case> signature_mismatches() {
                        t.gatherv(send.data(), n, kInt32, nullptr, {}, {}, kInt32, 0);
                      }
                    }});
+  // The root reads no stream from a rank it expects nothing from; that rank arrives late, so
+  // under deferred checks the root has left before it (the size check cannot ride on a read).
+  cases.push_back(
+      {"gatherv to a root expecting nothing", {"recvcounts[2]"}, [](Team& t, RankContext& ctx) {
+         auto counts = uniform(kN);
+         counts[2] = 0;
+         auto displs = packed_displs(kN);
+         auto send = ints(kN);
+         if (ctx.rank == 0) {
+           auto recv = ints(kRanks * kN);
+           t.gatherv(send.data(), kN, kInt32, recv.data(), counts, displs, kInt32, 0);
+         } else {
+           if (ctx.rank == 2) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+           t.gatherv(send.data(), kN, kInt32, nullptr, {}, {}, kInt32, 0);
+         }
+       }});
   return cases;
 }
 

@@ -67,6 +67,13 @@ class GathervOp final : public CollectiveOp {
     return team_.rank() == sig_.root && peer != sig_.root && blocks_[p].second > 0 &&
            (table_.empty() || (table_[p].offset & ScatterTableEntry::kDirect) == 0);
   }
+  // The root reads nothing from a rank it expects no bytes from, and that rank cannot see
+  // recvcounts: only the root can find that it sends some anyway. (Along the tree this covers
+  // deeper ranks too, whose sizes their parents' tables carry: a wait only where counts are 0.)
+  bool must_compare(int peer) const override {
+    return team_.rank() == sig_.root && peer != sig_.root &&
+           blocks_[static_cast<std::size_t>(peer)].second == 0 && !checked_in_data_path(peer);
+  }
   void abandon() override {
     if (!direct_peers_.empty()) SingleCopyExchange::drain(*this, team_);
   }

@@ -96,6 +96,7 @@ bool CollectiveOp::compared_toward_root() const {
 }
 
 void CollectiveOp::compare_arrived_peers() {
+  if (next_peer_ == team_.size()) return;  // done before this stage blocked (must_compare)
   // A rank whose data path compared it with the root, or with its parent in the root's tree,
   // compares no one else. Why every mismatch is still found: call the ranks that compare
   // everyone else (the roots, in their own view, and the others) full. Each other rank matches
@@ -224,6 +225,13 @@ bool CollectiveOp::advance(sync::WaitTarget& blocked_on) {
         }
       } else if (team_.options().checks == CheckLevel::kDeferred) {
         compare_arrived_peers();
+        for (; next_required_ < team_.size(); ++next_required_) {
+          if (!must_compare(next_required_)) continue;
+          if (!agree_with(next_required_, blocked_on)) {
+            flush_deferred_ack();
+            return false;
+          }
+        }
       }
       // Under deferred checks every operation, a barrier too, leaves its signature for peers
       // that compare themselves with this rank after it has left.

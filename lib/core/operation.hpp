@@ -81,6 +81,10 @@ class CollectiveOp {
   // True when the data stage already compared `peer`'s kind, root and size with ours (a chunk
   // header carries them), which makes the agree stage's check of that peer redundant.
   virtual bool checked_in_data_path(int) const { return false; }
+  // CheckLevel::kDeferred: peers this rank waits for and compares, not only if they arrived in
+  // time. For a pair whose size only this rank can check and no read of its data checks: if
+  // the peer came late, nothing else would (a gatherv root and a rank it expects nothing from).
+  virtual bool must_compare(int) const { return false; }
 
   // The data stage's last acknowledgement, published only if this rank must wait before it
   // departs (a departure acknowledges everything), saving one store to a shared line.
@@ -123,6 +127,7 @@ class CollectiveOp {
   enum class Stage { kStart, kData, kAgree, kVerdict, kDone };
   Stage stage_ = Stage::kStart;
   int next_peer_ = 0;
+  int next_required_ = 0;  // the next peer to check for must_compare
   std::uint64_t deferred_ack_step_ = 0;
 };
 
