@@ -232,7 +232,13 @@ segment::RankNodes TeamImpl::rank_nodes() const {
 }
 
 std::string TeamImpl::data_paths() const {
-  if (!single_copy_) return "slots only: single copy off (" + single_copy_why_ + ")";
+  if (!single_copy_) {
+    // Measured on 2 cores, np=2, slots only: 16 slots took 0.25-0.78x the time of 4 from 256 KiB
+    // to 4 MiB (bench/results/slot-depth-2026-11-23-2core-vm/); with single copy they do not pay.
+    return "slots only: single copy off (" + single_copy_why_ + ")" +
+           (slots() < 16 ? std::string("; large messages move faster with SHMCOLL_SLOTS=16")
+                         : std::string());
+  }
   return "slots below " + std::to_string(options_.single_copy_min_bytes) +
          " bytes per rank, single copy (cross-memory attach) from there for scatter and gather" +
          (oversubscribed_ && options_.single_copy != SingleCopy::kAlways
