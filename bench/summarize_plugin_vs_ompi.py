@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
-"""Medians over the runs in runs.csv: per collective and size, plugin / Open MPI (avg_us)."""
+"""Medians over the runs in DIR/runs.csv (mpi-bench rows labelled ompi and plug): per collective
+and size, plugin / Open MPI (avg_us). Usage: bench/summarize_plugin_vs_ompi.py DIR"""
 import collections
 import csv
 import pathlib
 import statistics
+import sys
 
 runs = collections.defaultdict(list)
-with open(pathlib.Path(__file__).with_name("runs.csv")) as f:
+with open(pathlib.Path(sys.argv[1]) / "runs.csv") as f:
     for r in csv.DictReader(f):
         runs[(r["label"], r["collective"], r["ranks"], int(r["bytes"]))].append(float(r["avg_us"]))
 sizes = sorted({k[3] for k in runs})
