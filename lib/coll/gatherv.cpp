@@ -36,6 +36,7 @@ GathervOp::GathervOp(TeamImpl& team, const void* sendbuf, Count sendcount, Datat
     validate::buffer(ctx, "recvbuf", recvbuf, b.bytes);
     validate::stream_length(ctx, b.bytes);
     blocks_.emplace_back(b.offset, b.bytes);
+    if (b.bytes == 0) has_must_compare_ = true;  // see must_compare
   }
   sig_.bytes = 0;  // the root checks each peer against recvcounts instead
   sig_.type = recvtype;

@@ -225,7 +225,7 @@ bool CollectiveOp::advance(sync::WaitTarget& blocked_on) {
         }
       } else if (team_.options().checks == CheckLevel::kDeferred) {
         compare_arrived_peers();
-        for (; next_required_ < team_.size(); ++next_required_) {
+        for (; has_must_compare_ && next_required_ < team_.size(); ++next_required_) {
           if (!must_compare(next_required_)) continue;
           if (!agree_with(next_required_, blocked_on)) {
             flush_deferred_ack();

@@ -84,6 +84,7 @@ class CollectiveOp {
   // CheckLevel::kDeferred: peers this rank waits for and compares, not only if they arrived in
   // time. For a pair whose size only this rank can check and no read of its data checks: if
   // the peer came late, nothing else would (a gatherv root and a rank it expects nothing from).
+  // Asked only where the operation set has_must_compare_ (kept off every call's hot path).
   virtual bool must_compare(int) const { return false; }
 
   // The data stage's last acknowledgement, published only if this rank must wait before it
@@ -103,6 +104,7 @@ class CollectiveOp {
   TeamImpl& team_;
   OpSignature sig_;
   std::uint64_t op_ = 0;
+  bool has_must_compare_ = false;  // some peer may need must_compare (set before the call runs)
 
  private:
   const void* exposed_ = nullptr;
