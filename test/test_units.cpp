@@ -256,6 +256,40 @@ TEST_CASE("algorithm registry: by collective, size and team shape; options force
   CHECK_FALSE(choose(shape, Kind::kScatter, 8).tree);
 }
 
+TEST_CASE("algorithm registry: always_flat agrees with choose for every shape, kind and size") {
+  // Every combination of the fields the rules read; where always_flat says flat, no call may
+  // pick the tree (the hot path skips choose() on its word).
+  int flat_shapes = 0;
+  for (int size : {1, 2, 16})
+    for (int bits = 0; bits < 64; ++bits)
+      for (Algorithm forced : {Algorithm::kAuto, Algorithm::kFlat, Algorithm::kTree}) {
+        registry::TeamShape shape{.size = size,
+                                  .splits = (bits & 1) != 0,
+                                  .one_level = (bits & 2) != 0,
+                                  .single_copy = (bits & 4) != 0,
+                                  .oversubscribed = (bits & 8) != 0,
+                                  .single_copy_always = (bits & 16) != 0,
+                                  .single_copy_min_bytes = 32768,
+                                  .oversubscribed_bcast_single_copy_min_bytes = 1 << 20,
+                                  .slot_bytes = (bits & 32) != 0 ? 64u : 65536u,
+                                  .slots = 4,
+                                  .bcast = forced,
+                                  .scatter = forced,
+                                  .gather = forced};
+        if (!registry::always_flat(shape)) continue;
+        ++flat_shapes;
+        for (Kind k :
+             {Kind::kBcast, Kind::kScatter, Kind::kGather, Kind::kScatterv, Kind::kGatherv})
+          for (std::uint64_t b : {0ull, 8ull, 32768ull, 1ull << 20, 1ull << 24}) {
+            CAPTURE(size);
+            CAPTURE(bits);
+            CAPTURE(kind_name(k));
+            CHECK_FALSE(registry::choose(shape, k, b).tree);
+          }
+      }
+  CHECK(flat_shapes == 3 * 64 * 3 - 2 * 16 * 3);  // all but size > 1, split, deeper than one level
+}
+
 TEST_CASE(
     "algorithm registry: single copy from its size, broadcast from its own when oversubscribed") {
   registry::TeamShape shape{.size = 4,

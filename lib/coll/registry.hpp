@@ -67,6 +67,13 @@ struct Choice {
 // `block_bytes`: bcast the message, scatter/gather the block per rank; unused for the v-forms.
 Choice choose(const TeamShape& shape, Kind kind, std::uint64_t block_bytes);
 
+// Whether every call with this shape runs flat, whatever its kind and size: the rules that say
+// so (one rank, one group, a one-level tree) come before any rule that picks the tree, and no
+// option overrides them. A shortcut for the calls' hot path; choose() agrees (unit test).
+inline bool always_flat(const TeamShape& shape) {
+  return shape.size < 2 || !shape.splits || shape.one_level;
+}
+
 // Whether a v-form's size table (8 bytes per rank) fits in the chunks a writer may have
 // outstanding, which its readers' first pass needs.
 bool table_fits(int team_size, std::uint64_t slot_bytes, std::uint32_t slots);

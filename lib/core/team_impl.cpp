@@ -42,7 +42,7 @@ const topology::Tree& TeamImpl::tree(int root) {
   return *t;
 }
 
-registry::TeamShape TeamImpl::shape(int root) {
+registry::TeamShape TeamImpl::make_shape(int root) {
   const topology::Tree& t = tree(root);
   return {size_,
           !t.levels.empty(),

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -106,14 +107,23 @@ class TeamImpl final : public sync::WaitObserver {
   }
   // What the algorithm registry decides on for a call with this root (coll/registry.hpp): the
   // same on every rank.
-  registry::TeamShape shape(int root);
+  // Computed once per root: nothing it holds changes after formation, and building it on
+  // every call (with the tree lookup) was about 60 of a receiver's ~1,300 instructions per
+  // 8-byte call.
+  const registry::TeamShape& shape(int root) {
+    if (shapes_.empty()) shapes_.resize(static_cast<std::size_t>(size_));
+    std::optional<registry::TeamShape>& s = shapes_[static_cast<std::size_t>(root)];
+    if (!s) s = make_shape(root);
+    return *s;
+  }
   // How this call of `kind` moves its data (registry::choose): along the tree or flat, and
   // (broadcast, scatter, gather) through the slots or with one copy.
   registry::Choice choose(Kind kind, std::uint64_t block_bytes, int root) {
     return registry::choose(shape(root), kind, block_bytes);
   }
   bool uses_tree(Kind kind, std::uint64_t block_bytes, int root) {
-    return choose(kind, block_bytes, root).tree;
+    const registry::TeamShape& s = shape(root);
+    return !registry::always_flat(s) && registry::choose(s, kind, block_bytes).tree;
   }
   // Whether an operation moving `bytes` per rank between the root and the others uses the
   // single copy (cross-memory attach). The same answer on every rank for matching arguments:
@@ -196,6 +206,7 @@ class TeamImpl final : public sync::WaitObserver {
 
  private:
   void form(Bootstrap& bootstrap);
+  registry::TeamShape make_shape(int root);
   // Each rank's OS NUMA node for the segment's placement (empty when the topology is not this
   // machine's). An unbound rank's is where it ran at formation, the node first touch would
   // have chosen too.
@@ -210,10 +221,11 @@ class TeamImpl final : public sync::WaitObserver {
   std::vector<pid_t> pids_;
   std::vector<topology::Place> places_;                 // every rank's place, from team formation
   std::vector<std::unique_ptr<topology::Tree>> trees_;  // by root
-  std::vector<LeafPlace> leaf_places_;                  // by root
-  std::vector<ScatterRootPlan> scatter_root_plans_;     // by root
-  std::vector<GatherRootPlan> gather_root_plans_;       // by root, then v-form
-  std::uint64_t published_progress_ = 0;                // the last tag publish_step stored
+  std::vector<std::optional<registry::TeamShape>> shapes_;  // by root
+  std::vector<LeafPlace> leaf_places_;                      // by root
+  std::vector<ScatterRootPlan> scatter_root_plans_;         // by root
+  std::vector<GatherRootPlan> gather_root_plans_;           // by root, then v-form
+  std::uint64_t published_progress_ = 0;                    // the last tag publish_step stored
   bool oversubscribed_ = false;  // more ranks than CPUs to run on (the same on every rank)
   bool single_copy_ = false;     // every pair of ranks passed the CMA probe at formation
   std::string single_copy_why_;  // why not, when it did not
