@@ -28,6 +28,8 @@ for rep in $(seq 1 "$reps"); do
       if [ "$np" -gt "$(nproc)" ]; then cap=(--max-iterations "${OVERSUBSCRIBED_ITERATIONS:-50}"); fi
       if [ "$mpi" = openmpi ]; then launch=("${openmpi[@]}" -np "$np"); preload=(-x LD_PRELOAD="$plugin");
       else launch=("${mpich[@]}" -n "$np"); preload=(-env LD_PRELOAD "$plugin"); fi
+      # The CPUs' distance can change between runs on a VM (bench/core_round_trip.cpp).
+      echo "rep $rep np $np $mpi: $("$build/bench/core-round-trip" 2>&1)" >> "$out/machine.txt"
       "${launch[@]}" "$bin" --label "$mpi" "${cap[@]}" > "$out/$mpi-native-np$np-$rep.csv"
       "${launch[@]}" "${preload[@]}" "$bin" --label "$mpi+shmcoll" "${cap[@]}" > "$out/$mpi-shmcoll-np$np-$rep.csv"
     done
