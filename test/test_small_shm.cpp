@@ -35,9 +35,10 @@ bool names_the_space(const std::string& m, std::uint64_t needed) {
 }  // namespace
 
 TEST_CASE("a /dev/shm too small for the segment is a clear error on every rank, not SIGBUS") {
-  constexpr std::uint64_t kTmpfs = 1 << 20;
-  // Default options: 4,096 bytes + 266,240 per rank. Two ranks fit in 1 MiB, four do not.
-  constexpr std::uint64_t kTwo = 536576, kFour = 1069056;
+  constexpr std::uint64_t kTmpfs = 3 << 20;
+  // Default options: 4,096 bytes + 1,052,672 per rank (1 MiB of slots up to 8 ranks). Two
+  // ranks fit in 3 MiB, four do not.
+  constexpr std::uint64_t kTwo = 2109440, kFour = 4214784;
   const int result = run_in_child([&] {
     if (!mount_small_dev_shm(kTmpfs)) {
       std::fprintf(stderr, "cannot mount a tmpfs here: %s\n", std::strerror(errno));
@@ -51,7 +52,7 @@ TEST_CASE("a /dev/shm too small for the segment is a clear error on every rank, 
         [&](RankContext& ctx) {
           try {
             Team team(ctx.bootstrap, Options{});
-            ctx.fail("a team of 4 formed in a 1 MiB /dev/shm");
+            ctx.fail("a team of 4 formed in a 3 MiB /dev/shm");
           } catch (const SegmentError& e) {
             if (!names_the_space(e.what(), kFour)) ctx.fail("unclear message: %s", e.what());
           }
@@ -72,7 +73,7 @@ TEST_CASE("a /dev/shm too small for the segment is a clear error on every rank, 
           check_gatherv(team, ctx, {.seq = 2, .root = 0, .count = 70000, .type = kInt32});
           try {
             Team second(ctx.bootstrap, Options{});
-            ctx.fail("a second team of 2 formed beside the first in a 1 MiB /dev/shm");
+            ctx.fail("a second team of 2 formed beside the first in a 3 MiB /dev/shm");
           } catch (const SegmentError& e) {
             if (!names_the_space(e.what(), kTwo)) ctx.fail("unclear message: %s", e.what());
           }

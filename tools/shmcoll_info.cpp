@@ -53,7 +53,9 @@ void print_algorithms(const shmcoll::Options& options, int ranks,
   shape.oversubscribed_bcast_single_copy_min_bytes =
       options.oversubscribed_bcast_single_copy_min_bytes;
   shape.slot_bytes = (options.slot_bytes + 63) / 64 * 64;
-  shape.slots = static_cast<std::uint32_t>(options.slots);
+  shape.slots = static_cast<std::uint32_t>(options.slots_for(ranks));
+  shape.pipeline_min_bytes = options.pipeline_min_bytes;
+  shape.pipeline_max_bytes = options.pipeline_max_bytes;
   shape.bcast = options.bcast_algorithm;
   shape.scatter = options.scatter_algorithm;
   shape.gather = options.gather_algorithm;
@@ -121,7 +123,7 @@ int main(int argc, char** argv) {
     if (segment_ranks > 0) {
       shmcoll::segment::Geometry g;
       g.nranks = static_cast<std::uint32_t>(segment_ranks);
-      g.slots = static_cast<std::uint32_t>(options.slots);
+      g.slots = static_cast<std::uint32_t>(options.slots_for(segment_ranks));
       g.slot_bytes = (options.slot_bytes + 63) / 64 * 64;
       std::printf("\nsegment for %d ranks: %llu bytes (%llu fixed + %llu per rank)\n",
                   segment_ranks, static_cast<unsigned long long>(g.total_bytes()),

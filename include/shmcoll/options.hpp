@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -39,8 +40,8 @@ struct Options {
   // multiple of the cache line.
   std::size_t slot_bytes = 64 * 1024;
   // Slots per rank: how many chunks a writer may have outstanding before it must wait for its
-  // readers. Also how many back-to-back small operations can overlap.
-  int slots = 4;
+  // readers. Also how many back-to-back small operations can overlap. 0 (auto): slots_for().
+  int slots = 0;
   CheckLevel checks = CheckLevel::kFull;
   // Bound on any wait for a peer, in seconds. Dead peers are detected sooner by liveness checks.
   double timeout_s = 60.0;
@@ -72,6 +73,30 @@ struct Options {
   // single copy is faster at 8 ranks, and at 4 ranks it is faster from 4 MiB and within 0.8 of
   // Open MPI from 1 MiB.
   std::size_t oversubscribed_bcast_single_copy_min_bytes = 1024 * 1024;
+  // Block size per rank from which a team whose slot ring holds at least kPipelineRingBytes
+  // per rank moves a broadcast through the slots instead of the single copy, and so does every
+  // collective of a 2-rank team (SHMCOLL_SINGLE_COPY=auto, teams with as many CPUs as ranks).
+  // From there the chunks' copy-in and copy-out overlap at memcpy speed, while a cross-memory
+  // transfer copied 3-4x slower than memcpy on the 2-core VM. Measured np=2 (bench/results/
+  // slot-ring-2026-11-24-2core-vm): the slots took 0.45-0.75x the single copy's time for
+  // broadcast from 256 KiB to 16 MiB, 0.4-0.8x for the others from 256 KiB to 2 MiB; at 64-128
+  // KiB (one or two chunks, nothing to overlap) the single copy was as fast or faster.
+  std::size_t pipeline_min_bytes = 256 * 1024;
+  // The largest block a 2-rank team's scatter and gather (and v-forms) move that way: from 4 MiB
+  // both paths were memory-bound and the single copy was as fast or faster (1.0-1.25x the
+  // slots' time for scatter and gather at 4-16 MiB). Broadcast has no upper bound (0.52-0.68x
+  // at 8-16 MiB).
+  std::size_t pipeline_max_bytes = 2 * 1024 * 1024;
+  // The ring a team needs for that: with 4 x 64 KiB slots the writer rewrites lines its reader
+  // still holds, and a 1 MiB broadcast took 2-3x longer than with 1 MiB of ring.
+  static constexpr std::uint64_t kPipelineRingBytes = 1024 * 1024;
+  // Teams of up to this many ranks get the deep ring by default (slots_for).
+  static constexpr int kDeepRingMaxRanks = 8;
+
+  // The slots per rank of a team of `team_size` ranks: `slots` if set, otherwise a ring of
+  // kPipelineRingBytes (at least 4 slots) for teams of up to kDeepRingMaxRanks ranks, and 4
+  // slots for larger ones, whose segments would otherwise grow by 768 KiB per rank.
+  int slots_for(int team_size) const;
   // Rank 0 says on stderr, once per team, which data paths the team uses and why.
   bool verbose = false;
   // A thread per rank that advances the non-blocking operations while the caller computes

@@ -9,16 +9,26 @@ bool table_fits(int team_size, std::uint64_t slot_bytes, std::uint32_t slots) {
          slot_bytes * std::uint64_t{slots};
 }
 
-namespace {
-
-bool uses_single_copy(const TeamShape& shape, Kind kind, std::uint64_t block_bytes) {
-  if (!shape.single_copy || block_bytes < shape.single_copy_min_bytes) return false;
+bool single_copy_block(const TeamShape& shape, Kind kind, std::uint64_t block_bytes) {
+  if (shape.size < 2 || !shape.single_copy || block_bytes < shape.single_copy_min_bytes)
+    return false;
+  if (shape.single_copy_always) return true;
   // In an oversubscribed team every peer of a broadcast copies the whole message from the root
   // in its own time slice; only large messages gain over the slots' cached chunks.
-  if (kind == Kind::kBcast && shape.oversubscribed && !shape.single_copy_always)
+  if (kind == Kind::kBcast && shape.oversubscribed)
     return block_bytes >= shape.oversubscribed_bcast_single_copy_min_bytes;
+  // A deep ring pipelines copy-in and copy-out at memcpy speed, where both sides have a CPU:
+  // the broadcast's readers all copy at once, and in a team of 2 the root's copy-in overlaps
+  // its one peer's copy-out. With more ranks a scatter's root would copy every block alone.
+  const bool deep_ring =
+      std::uint64_t{shape.slots} * shape.slot_bytes >= Options::kPipelineRingBytes;
+  if (deep_ring && block_bytes >= shape.pipeline_min_bytes && !shape.oversubscribed &&
+      (kind == Kind::kBcast || (shape.size == 2 && block_bytes <= shape.pipeline_max_bytes)))
+    return false;
   return true;
 }
+
+namespace {
 
 Choice choose_path(const TeamShape& shape, Kind kind, std::uint64_t block_bytes) {
   const bool v_form = kind == Kind::kScatterv || kind == Kind::kGatherv;
@@ -37,7 +47,7 @@ Choice choose_path(const TeamShape& shape, Kind kind, std::uint64_t block_bytes)
     return shape.single_copy ? Choice{false, "flat: blocks from the single-copy size move once"}
                              : Choice{true, "tree: no single copy in this team"};
   }
-  if (uses_single_copy(shape, kind, block_bytes))
+  if (single_copy_block(shape, kind, block_bytes))
     return {false, "flat: single copy moves each block once"};
   return {true, "tree: the root waits for one leader per group"};
 }
@@ -47,7 +57,7 @@ Choice choose_path(const TeamShape& shape, Kind kind, std::uint64_t block_bytes)
 Choice choose(const TeamShape& shape, Kind kind, std::uint64_t block_bytes) {
   Choice c = choose_path(shape, kind, block_bytes);
   const bool v_form = kind == Kind::kScatterv || kind == Kind::kGatherv;
-  c.single_copy = !v_form && shape.size > 1 && uses_single_copy(shape, kind, block_bytes);
+  c.single_copy = !v_form && single_copy_block(shape, kind, block_bytes);
   return c;
 }
 

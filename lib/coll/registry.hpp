@@ -27,7 +27,10 @@
 // - The v-forms' size tables must fit in a writer's slots (table_fits); otherwise flat.
 //
 // Single copy (Choice::single_copy, broadcast, scatter and gather; the v-forms decide block by
-// block): from the single-copy size, where the team passed the probe, except a broadcast in an
+// block): from the single-copy size, where the team passed the probe, except from the pipeline
+// size where the team's slot ring is deep (Options::pipeline_min_bytes: a broadcast in any team
+// that is not oversubscribed, the other collectives in a team of 2 up to pipeline_max_bytes),
+// and except a broadcast in an
 // oversubscribed team (more ranks than CPUs). There every reader copies the same message, which
 // the slots hold hot in the shared cache, while each cross-memory read pins the root's pages
 // again and the root's shares wait for descheduled peers: on 2 cores (flat, 2 runs each) the
@@ -55,6 +58,8 @@ struct TeamShape {
   std::uint64_t oversubscribed_bcast_single_copy_min_bytes = 0;
   std::uint64_t slot_bytes = 0;
   std::uint32_t slots = 0;
+  std::uint64_t pipeline_min_bytes = 0;  // see Options::pipeline_min_bytes
+  std::uint64_t pipeline_max_bytes = 0;  // see Options::pipeline_max_bytes
   Algorithm bcast = Algorithm::kAuto, scatter = Algorithm::kAuto, gather = Algorithm::kAuto;
 };
 
@@ -66,6 +71,10 @@ struct Choice {
 
 // `block_bytes`: bcast the message, scatter/gather the block per rank; unused for the v-forms.
 Choice choose(const TeamShape& shape, Kind kind, std::uint64_t block_bytes);
+
+// Whether a block of `block_bytes` (the message of a broadcast, a rank's block otherwise) moves
+// with the single copy rather than through the slots. The v-forms ask it block by block.
+bool single_copy_block(const TeamShape& shape, Kind kind, std::uint64_t block_bytes);
 
 // Whether every call with this shape runs flat, whatever its kind and size: the rules that say
 // so (one rank, one group, a one-level tree) come before any rule that picks the tree, and no

@@ -1,6 +1,7 @@
 // The parameter registry: one row per tunable, read from the environment in one place.
 #include "shmcoll/options.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <functional>
 #include <string>
@@ -56,10 +57,12 @@ const std::vector<Row>& rows() {
          o.slot_bytes =
              static_cast<std::size_t>(parse_integer("SHMCOLL_SLOT_BYTES", v, 64, 1ll << 30));
        }},
-      {"SHMCOLL_SLOTS", "slots per rank: chunks in flight per writer and overlapping small calls",
-       [](const Options& o) { return std::to_string(o.slots); },
+      {"SHMCOLL_SLOTS",
+       "slots per rank: chunks in flight per writer and overlapping small calls; auto: 1 MiB of "
+       "slots for teams of up to 8 ranks, 4 slots for larger ones",
+       [](const Options& o) { return o.slots > 0 ? std::to_string(o.slots) : std::string("auto"); },
        [](Options& o, const std::string& v) {
-         o.slots = static_cast<int>(parse_integer("SHMCOLL_SLOTS", v, 1, 64));
+         o.slots = v == "auto" ? 0 : static_cast<int>(parse_integer("SHMCOLL_SLOTS", v, 1, 64));
        }},
       {"SHMCOLL_CHECKS",
        "full: every rank verifies that all ranks agree on collective, root and sizes before it "
@@ -158,6 +161,21 @@ const std::vector<Row>& rows() {
          o.oversubscribed_bcast_single_copy_min_bytes = static_cast<std::size_t>(
              parse_integer("SHMCOLL_OVERSUBSCRIBED_BCAST_SINGLE_COPY_MIN_BYTES", v, 1, 1ll << 40));
        }},
+      {"SHMCOLL_PIPELINE_MIN_BYTES",
+       "block size per rank from which a team with 1 MiB of slots per rank moves a broadcast, "
+       "and every collective of 2 ranks, through the slots instead of the single copy",
+       [](const Options& o) { return std::to_string(o.pipeline_min_bytes); },
+       [](Options& o, const std::string& v) {
+         o.pipeline_min_bytes =
+             static_cast<std::size_t>(parse_integer("SHMCOLL_PIPELINE_MIN_BYTES", v, 1, 1ll << 40));
+       }},
+      {"SHMCOLL_PIPELINE_MAX_BYTES",
+       "the largest block a 2-rank team's scatter and gather (and v-forms) move that way",
+       [](const Options& o) { return std::to_string(o.pipeline_max_bytes); },
+       [](Options& o, const std::string& v) {
+         o.pipeline_max_bytes =
+             static_cast<std::size_t>(parse_integer("SHMCOLL_PIPELINE_MAX_BYTES", v, 0, 1ll << 40));
+       }},
       {"SHMCOLL_VERBOSE", "1: rank 0 logs each team's data paths to stderr when it forms",
        [](const Options& o) { return std::string(o.verbose ? "1" : "0"); },
        [](Options& o, const std::string& v) {
@@ -191,6 +209,13 @@ const char* check_level_name(CheckLevel level) {
       return "deferred";
   }
   return "?";
+}
+
+int Options::slots_for(int team_size) const {
+  if (slots > 0) return slots;
+  if (team_size > kDeepRingMaxRanks) return 4;
+  const std::uint64_t ring_slots = (kPipelineRingBytes + slot_bytes - 1) / slot_bytes;
+  return static_cast<int>(std::clamp<std::uint64_t>(ring_slots, 4, 64));
 }
 
 Options Options::from_env() {

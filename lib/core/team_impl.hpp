@@ -128,8 +128,10 @@ class TeamImpl final : public sync::WaitObserver {
   // Whether an operation moving `bytes` per rank between the root and the others uses the
   // single copy (cross-memory attach). The same answer on every rank for matching arguments:
   // it depends on rank 0's options and the team-wide probe at formation.
-  bool single_copy_for(std::uint64_t bytes) const {
-    return single_copy_ && bytes >= options_.single_copy_min_bytes;
+  // (The registry's rule for a scatterv or gatherv block; every field it reads is the same for
+  // every root.)
+  bool single_copy_for(std::uint64_t bytes) {
+    return registry::single_copy_block(shape(0), Kind::kScatterv, bytes);
   }
   bool single_copy_available() const { return single_copy_; }
   // More ranks than CPUs to run on: a waiting rank holds no CPU of its own, so splitting work

@@ -36,6 +36,8 @@ struct JoinInfo {
   std::uint32_t verbose = 0;
   std::uint64_t single_copy_min_bytes = 0;
   std::uint64_t oversubscribed_bcast_single_copy_min_bytes = 0;
+  std::uint64_t pipeline_min_bytes = 0;
+  std::uint64_t pipeline_max_bytes = 0;
   std::uint64_t probe_word = 0;  // address of this process's copy::ProbeWord
   cpu_set_t cpus{};  // where this rank may run, to tell whether the team is oversubscribed
   topology::Place place;
@@ -60,7 +62,7 @@ void TeamImpl::form(Bootstrap& bootstrap) {
   segment::Geometry geometry;
   geometry.nranks = static_cast<std::uint32_t>(size_);
   // The creator's layout parameters win; the others adopt them from the join exchange.
-  geometry.slots = static_cast<std::uint32_t>(options_.slots);
+  geometry.slots = static_cast<std::uint32_t>(options_.slots_for(size_));
   geometry.slot_bytes =
       (options_.slot_bytes + segment::kCacheLine - 1) / segment::kCacheLine * segment::kCacheLine;
 
@@ -88,6 +90,8 @@ void TeamImpl::form(Bootstrap& bootstrap) {
     mine.single_copy_min_bytes = options_.single_copy_min_bytes;
     mine.oversubscribed_bcast_single_copy_min_bytes =
         options_.oversubscribed_bcast_single_copy_min_bytes;
+    mine.pipeline_min_bytes = options_.pipeline_min_bytes;
+    mine.pipeline_max_bytes = options_.pipeline_max_bytes;
     mine.verbose = options_.verbose ? 1 : 0;
     mine.nonce = segment::random_nonce();
   }
@@ -130,6 +134,8 @@ void TeamImpl::form(Bootstrap& bootstrap) {
   options_.single_copy_min_bytes = creator.single_copy_min_bytes;
   options_.oversubscribed_bcast_single_copy_min_bytes =
       creator.oversubscribed_bcast_single_copy_min_bytes;
+  options_.pipeline_min_bytes = creator.pipeline_min_bytes;
+  options_.pipeline_max_bytes = creator.pipeline_max_bytes;
   options_.verbose = creator.verbose != 0;
   pids_.resize(static_cast<std::size_t>(size_));
   cpu_set_t team_cpus;
@@ -232,21 +238,34 @@ segment::RankNodes TeamImpl::rank_nodes() const {
 }
 
 std::string TeamImpl::data_paths() const {
+  // The same rules as registry::single_copy_block, in words.
+  const bool deep_ring = std::uint64_t{slots()} * slot_bytes() >= Options::kPipelineRingBytes;
   if (!single_copy_) {
-    // Measured on 2 cores, np=2, slots only: 16 slots took 0.25-0.78x the time of 4 from 256 KiB
-    // to 4 MiB (bench/results/slot-depth-2026-11-23-2core-vm/); with single copy they do not pay.
+    // Measured on 2 cores, np=2, slots only: 1 MiB of ring took 0.25-0.78x the time of 4 x 64
+    // KiB from 256 KiB to 4 MiB (bench/results/slot-depth-2026-11-23-2core-vm/,
+    // slot-ring-2026-11-24-2core-vm/).
     return "slots only: single copy off (" + single_copy_why_ + ")" +
-           (slots() < 16 ? std::string("; large messages move faster with SHMCOLL_SLOTS=16")
-                         : std::string());
+           (deep_ring ? std::string()
+                      : std::string("; large messages move faster with 1 MiB of slots per rank "
+                                    "(SHMCOLL_SLOTS x SHMCOLL_SLOT_BYTES)"));
   }
-  return "slots below " + std::to_string(options_.single_copy_min_bytes) +
-         " bytes per rank, single copy (cross-memory attach) from there for scatter and gather" +
-         (oversubscribed_ && options_.single_copy != SingleCopy::kAlways
-              ? ", and for broadcast from " +
-                    std::to_string(std::max(options_.single_copy_min_bytes,
-                                            options_.oversubscribed_bcast_single_copy_min_bytes)) +
-                    " bytes (the team is oversubscribed)"
-              : " and broadcast");
+  std::string text = "slots below " + std::to_string(options_.single_copy_min_bytes) +
+                     " bytes per rank, single copy (cross-memory attach) from there";
+  if (options_.single_copy == SingleCopy::kAlways) return text;
+  if (oversubscribed_) {
+    return text + ", for broadcast from " +
+           std::to_string(std::max(options_.single_copy_min_bytes,
+                                   options_.oversubscribed_bcast_single_copy_min_bytes)) +
+           " bytes (the team is oversubscribed)";
+  }
+  if (deep_ring) {
+    text += "; the slots again from " + std::to_string(options_.pipeline_min_bytes) +
+            " bytes for broadcast";
+    if (size_ == 2)
+      text += " and, up to " + std::to_string(options_.pipeline_max_bytes) + " bytes, the others";
+    text += " (1 MiB of slots per rank pipelines copy-in and copy-out)";
+  }
+  return text;
 }
 
 }  // namespace shmcoll

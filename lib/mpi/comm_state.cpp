@@ -65,7 +65,7 @@ CommState* state_of(MPI_Comm comm) {
 std::uint64_t segment_bytes_for(int ranks, const Options& o) {
   segment::Geometry g;
   g.nranks = static_cast<std::uint32_t>(ranks);
-  g.slots = static_cast<std::uint32_t>(o.slots);
+  g.slots = static_cast<std::uint32_t>(o.slots_for(ranks));
   g.slot_bytes =
       (o.slot_bytes + segment::kCacheLine - 1) / segment::kCacheLine * segment::kCacheLine;
   return g.total_bytes();

@@ -196,13 +196,14 @@ void budget() {
     check(false, "the budget test needs 4 ranks");
     return;
   }
-  // A ledger of this job's own (the scope), so other jobs on the node don't count. With 1.1 MB
-  // (16 units of 64 KiB) one 2-rank team (525,568 B: 9 units) fits, two don't, and neither does
-  // a 4-rank one; a 3-rank team (788,160 B: 13 units) fits alone.
+  // A ledger of this job's own (the scope), so other jobs on the node don't count. With 3.9 MB
+  // (59 units of 64 KiB) one 2-rank team (2,109,440 B with the default 1 MiB of slots per rank:
+  // 33 units) fits, two don't, and neither does a 4-rank one (4,214,784 B: 65 units); a 3-rank
+  // team (3,162,112 B: 49 units) fits alone.
   int pid = static_cast<int>(getpid()) * (g_rank == 0), job = 0;
   MPI_Allreduce(&pid, &job, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   setenv("SHMCOLL_MPI_BUDGET_SCOPE", ("budget-test-" + std::to_string(job)).c_str(), 1);
-  setenv("SHMCOLL_MPI_BUDGET", "1100000", 1);
+  setenv("SHMCOLL_MPI_BUDGET", "3900000", 1);
 
   MPI_Comm pair;
   MPI_Comm_split(MPI_COMM_WORLD, g_rank % 2, g_rank, &pair);

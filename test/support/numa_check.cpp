@@ -9,6 +9,7 @@
 
 #include "segment/layout.hpp"
 #include "segment/numa_placement.hpp"
+#include "shmcoll/options.hpp"
 #include "topology/discovery.hpp"
 
 namespace shmcoll::test {
@@ -37,7 +38,10 @@ int this_rank_node(int rank) {
 }
 
 void check_own_area_on_node(RankContext& ctx, int node) {
-  const segment::Geometry geometry{static_cast<std::uint32_t>(ctx.size), 4, 65536};
+  const Options defaults;
+  const segment::Geometry geometry{static_cast<std::uint32_t>(ctx.size),
+                                   static_cast<std::uint32_t>(defaults.slots_for(ctx.size)),
+                                   defaults.slot_bytes};
   std::byte* base = find_segment(geometry.total_bytes());
   if (base == nullptr) {
     ctx.fail("no segment mapping of %llu bytes in /proc/self/maps",
