@@ -256,43 +256,40 @@ TEST_CASE("algorithm registry: by collective, size and team shape; options force
   CHECK_FALSE(choose(shape, Kind::kScatter, 8).tree);
 }
 
-TEST_CASE("algorithm registry: a deep slot ring takes large blocks from the single copy") {
+TEST_CASE(
+    "algorithm registry: a 2-rank team with a deep slot ring gathers large blocks through it") {
   registry::TeamShape shape{.size = 2,
                             .single_copy = true,
                             .single_copy_min_bytes = 32768,
                             .oversubscribed_bcast_single_copy_min_bytes = 1 << 20,
                             .slot_bytes = 65536,
                             .slots = 16,  // 1 MiB of ring
-                            .pipeline_min_bytes = 256 << 10,
-                            .pipeline_max_bytes = 2 << 20};
+                            .gather_pipeline_min_bytes = 256 << 10,
+                            .gather_pipeline_max_bytes = 2 << 20};  // the default is off (0)
   using registry::single_copy_block;
   for (Kind k : {Kind::kBcast, Kind::kScatter, Kind::kGather, Kind::kScatterv, Kind::kGatherv}) {
     CAPTURE(kind_name(k));
-    CHECK(single_copy_block(shape, k, 32768));  // below the pipeline size: one or two chunks
-    CHECK_FALSE(single_copy_block(shape, k, 256 << 10));
-    CHECK_FALSE(single_copy_block(shape, k, 2 << 20));
-    // Above the maximum only the broadcast stays in the slots.
-    CHECK(single_copy_block(shape, k, 4 << 20) == (k != Kind::kBcast));
+    CHECK(single_copy_block(shape, k, 32768));  // one or two chunks: nothing to overlap
+    for (std::uint64_t b : {256u << 10, 1u << 20, 2u << 20})
+      CHECK(single_copy_block(shape, k, b) == (k != Kind::kGather));
+    CHECK(single_copy_block(shape, k, (256 << 10) - 1));
+    CHECK(single_copy_block(shape, k, (2 << 20) + 1));  // memory-bound from here
   }
-  CHECK_FALSE(registry::choose(shape, Kind::kBcast, 16 << 20).single_copy);
-  CHECK(registry::choose(shape, Kind::kScatter, 4 << 20).single_copy);
-  shape.size = 3;  // a scatter's root would copy every block into its slots alone
-  CHECK(single_copy_block(shape, Kind::kScatter, 1 << 20));
-  CHECK(single_copy_block(shape, Kind::kGatherv, 1 << 20));
-  CHECK_FALSE(single_copy_block(shape, Kind::kBcast, 1 << 20));
-  shape.slots = 15;  // less than 1 MiB of ring: the writer would wait on lines its readers hold
-  CHECK(single_copy_block(shape, Kind::kBcast, 1 << 20));
+  CHECK_FALSE(registry::choose(shape, Kind::kGather, 1 << 20).single_copy);
+  CHECK(registry::choose(shape, Kind::kBcast, 1 << 20).single_copy);
+  shape.size = 3;  // the root would copy every block out of the slots alone
+  CHECK(single_copy_block(shape, Kind::kGather, 1 << 20));
+  shape.size = 2;
+  shape.slots = 15;  // less than 1 MiB of ring: the writer would wait on lines its reader holds
+  CHECK(single_copy_block(shape, Kind::kGather, 1 << 20));
   shape.slots = 4;
   shape.slot_bytes = 256 << 10;  // the ring's bytes count, not its slots
-  CHECK_FALSE(single_copy_block(shape, Kind::kBcast, 1 << 20));
-  shape.oversubscribed = true;  // there the broadcast has its own size
-  CHECK(single_copy_block(shape, Kind::kBcast, 1 << 20));
-  shape.size = 2;
-  CHECK(single_copy_block(shape, Kind::kScatter, 1 << 20));
+  CHECK_FALSE(single_copy_block(shape, Kind::kGather, 1 << 20));
+  shape.oversubscribed = true;  // a waiting rank holds no CPU of its own: nothing overlaps
+  CHECK(single_copy_block(shape, Kind::kGather, 1 << 20));
   shape.oversubscribed = false;
   shape.single_copy_always = true;
-  CHECK(single_copy_block(shape, Kind::kScatter, 1 << 20));
-  CHECK(single_copy_block(shape, Kind::kBcast, 16 << 20));
+  CHECK(single_copy_block(shape, Kind::kGather, 1 << 20));
 }
 
 TEST_CASE("options: the default ring is 1 MiB per rank up to 8 ranks, 4 slots above") {

@@ -54,8 +54,8 @@ void print_algorithms(const shmcoll::Options& options, int ranks,
       options.oversubscribed_bcast_single_copy_min_bytes;
   shape.slot_bytes = (options.slot_bytes + 63) / 64 * 64;
   shape.slots = static_cast<std::uint32_t>(options.slots_for(ranks));
-  shape.pipeline_min_bytes = options.pipeline_min_bytes;
-  shape.pipeline_max_bytes = options.pipeline_max_bytes;
+  shape.gather_pipeline_min_bytes = options.gather_pipeline_min_bytes;
+  shape.gather_pipeline_max_bytes = options.gather_pipeline_max_bytes;
   shape.bcast = options.bcast_algorithm;
   shape.scatter = options.scatter_algorithm;
   shape.gather = options.gather_algorithm;

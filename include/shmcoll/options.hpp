@@ -73,20 +73,18 @@ struct Options {
   // single copy is faster at 8 ranks, and at 4 ranks it is faster from 4 MiB and within 0.8 of
   // Open MPI from 1 MiB.
   std::size_t oversubscribed_bcast_single_copy_min_bytes = 1024 * 1024;
-  // Block size per rank from which a team whose slot ring holds at least kPipelineRingBytes
-  // per rank moves a broadcast through the slots instead of the single copy, and so does every
-  // collective of a 2-rank team (SHMCOLL_SINGLE_COPY=auto, teams with as many CPUs as ranks).
-  // From there the chunks' copy-in and copy-out overlap at memcpy speed, while a cross-memory
-  // transfer copied 3-4x slower than memcpy on the 2-core VM. Measured np=2 (bench/results/
-  // slot-ring-2026-11-24-2core-vm): the slots took 0.45-0.75x the single copy's time for
-  // broadcast from 256 KiB to 16 MiB, 0.4-0.8x for the others from 256 KiB to 2 MiB; at 64-128
-  // KiB (one or two chunks, nothing to overlap) the single copy was as fast or faster.
-  std::size_t pipeline_min_bytes = 256 * 1024;
-  // The largest block a 2-rank team's scatter and gather (and v-forms) move that way: from 4 MiB
-  // both paths were memory-bound and the single copy was as fast or faster (1.0-1.25x the
-  // slots' time for scatter and gather at 4-16 MiB). Broadcast has no upper bound (0.52-0.68x
-  // at 8-16 MiB).
-  std::size_t pipeline_max_bytes = 2 * 1024 * 1024;
+  // Blocks a gather in a team of 2 ranks with at least kPipelineRingBytes of slots per rank,
+  // not oversubscribed, moves through the slots instead of the single copy: from the minimum to
+  // the maximum; off by default (maximum 0). The sender's copy-in then overlaps the root's
+  // copy-out at memcpy speed, while cross-memory transfers copied 3-4x slower than memcpy on
+  // the 2-core VM: 256 KiB-2 MiB took 0.48-0.81x the single copy's time with a fixed root and
+  // 0.59-0.71x with a rotating one, where the two ranks' CPUs were apart (core round trip
+  // ~160 ns), but 2.5-5x longer where the host ran both on one CPU (~560 ns), which the
+  // single copy shrugs off (bench/results/pipeline-2026-11-24-2core-vm). The other collectives
+  // did not gain with a fixed root: broadcast 1.1-1.5x slower from 2 MiB, gatherv 1.8-4.3x
+  // below 4 MiB (a rotating root gained 0.5-0.9x for both); scatter(v) alike either way.
+  std::size_t gather_pipeline_min_bytes = 256 * 1024;
+  std::size_t gather_pipeline_max_bytes = 0;
   // The ring a team needs for that: with 4 x 64 KiB slots the writer rewrites lines its reader
   // still holds, and a 1 MiB broadcast took 2-3x longer than with 1 MiB of ring.
   static constexpr std::uint64_t kPipelineRingBytes = 1024 * 1024;

@@ -22,7 +22,7 @@ GathervOp::GathervOp(TeamImpl& team, const void* sendbuf, Count sendcount, Datat
     sig_.bytes = validate::bytes(ctx, "sendcount", sendcount, sendtype);
     validate::buffer(ctx, "sendbuf", sendbuf, sig_.bytes);
     validate::stream_length(ctx, sig_.bytes);
-    direct_ = team.single_copy_for(sig_.bytes);
+    direct_ = team.single_copy_for(Kind::kGatherv, sig_.bytes);
     expose(sendbuf);
     lend(sendbuf, sig_.bytes);
     return;
@@ -52,7 +52,8 @@ GathervOp::GathervOp(TeamImpl& team, const void* sendbuf, Count sendcount, Datat
     lend(sendbuf, mine);
   }
   for (int r = 0; r < team.size(); ++r) {
-    if (r != root && team.single_copy_for(blocks[static_cast<std::size_t>(r)].bytes))
+    if (r != root &&
+        team.single_copy_for(Kind::kGatherv, blocks[static_cast<std::size_t>(r)].bytes))
       direct_peers_.push_back(r);
   }
   if (!direct_peers_.empty()) {

@@ -17,15 +17,14 @@ bool single_copy_block(const TeamShape& shape, Kind kind, std::uint64_t block_by
   // in its own time slice; only large messages gain over the slots' cached chunks.
   if (kind == Kind::kBcast && shape.oversubscribed)
     return block_bytes >= shape.oversubscribed_bcast_single_copy_min_bytes;
-  // A deep ring pipelines copy-in and copy-out at memcpy speed, where both sides have a CPU:
-  // the broadcast's readers all copy at once, and in a team of 2 the root's copy-in overlaps
-  // its one peer's copy-out. With more ranks a scatter's root would copy every block alone.
+  // A deep ring pipelines a gather's copy-in and copy-out at memcpy speed in a team of 2, where
+  // the sender and the root each have a CPU (Options::gather_pipeline_min_bytes for what the
+  // other collectives measured).
   const bool deep_ring =
       std::uint64_t{shape.slots} * shape.slot_bytes >= Options::kPipelineRingBytes;
-  if (deep_ring && block_bytes >= shape.pipeline_min_bytes && !shape.oversubscribed &&
-      (kind == Kind::kBcast || (shape.size == 2 && block_bytes <= shape.pipeline_max_bytes)))
-    return false;
-  return true;
+  return !(kind == Kind::kGather && deep_ring && !shape.oversubscribed && shape.size == 2 &&
+           block_bytes >= shape.gather_pipeline_min_bytes &&
+           block_bytes <= shape.gather_pipeline_max_bytes);
 }
 
 namespace {

@@ -27,10 +27,9 @@
 // - The v-forms' size tables must fit in a writer's slots (table_fits); otherwise flat.
 //
 // Single copy (Choice::single_copy, broadcast, scatter and gather; the v-forms decide block by
-// block): from the single-copy size, where the team passed the probe, except from the pipeline
-// size where the team's slot ring is deep (Options::pipeline_min_bytes: a broadcast in any team
-// that is not oversubscribed, the other collectives in a team of 2 up to pipeline_max_bytes),
-// and except a broadcast in an
+// block): from the single-copy size, where the team passed the probe, except a gather's blocks
+// from gather_pipeline_min_bytes to gather_pipeline_max_bytes in a team of 2 with a deep slot
+// ring, not oversubscribed (Options), and except a broadcast in an
 // oversubscribed team (more ranks than CPUs). There every reader copies the same message, which
 // the slots hold hot in the shared cache, while each cross-memory read pins the root's pages
 // again and the root's shares wait for descheduled peers: on 2 cores (flat, 2 runs each) the
@@ -58,8 +57,8 @@ struct TeamShape {
   std::uint64_t oversubscribed_bcast_single_copy_min_bytes = 0;
   std::uint64_t slot_bytes = 0;
   std::uint32_t slots = 0;
-  std::uint64_t pipeline_min_bytes = 0;  // see Options::pipeline_min_bytes
-  std::uint64_t pipeline_max_bytes = 0;  // see Options::pipeline_max_bytes
+  std::uint64_t gather_pipeline_min_bytes = 0;  // see Options::gather_pipeline_min_bytes
+  std::uint64_t gather_pipeline_max_bytes = 0;  // see Options::gather_pipeline_max_bytes
   Algorithm bcast = Algorithm::kAuto, scatter = Algorithm::kAuto, gather = Algorithm::kAuto;
 };
 

@@ -74,7 +74,7 @@ ScattervOp::ScattervOp(TeamImpl& team, const void* sendbuf, std::span<const Coun
 
 ScattervOp::BlockPath ScattervOp::path_of(std::uint64_t bytes) const {
   if (bytes <= segment::InboxLine::kInlineBytes) return BlockPath::kInline;
-  return team_.single_copy_for(bytes) ? BlockPath::kDirect : BlockPath::kStream;
+  return team_.single_copy_for(Kind::kScatterv, bytes) ? BlockPath::kDirect : BlockPath::kStream;
 }
 
 std::int64_t ScattervOp::expected_peer_bytes(int peer) const {

@@ -161,20 +161,20 @@ const std::vector<Row>& rows() {
          o.oversubscribed_bcast_single_copy_min_bytes = static_cast<std::size_t>(
              parse_integer("SHMCOLL_OVERSUBSCRIBED_BCAST_SINGLE_COPY_MIN_BYTES", v, 1, 1ll << 40));
        }},
-      {"SHMCOLL_PIPELINE_MIN_BYTES",
-       "block size per rank from which a team with 1 MiB of slots per rank moves a broadcast, "
-       "and every collective of 2 ranks, through the slots instead of the single copy",
-       [](const Options& o) { return std::to_string(o.pipeline_min_bytes); },
+      {"SHMCOLL_GATHER_PIPELINE_MIN_BYTES",
+       "block size from which a 2-rank team with 1 MiB of slots per rank gathers through the "
+       "slots instead of the single copy (MPI_Gather; not gatherv)",
+       [](const Options& o) { return std::to_string(o.gather_pipeline_min_bytes); },
        [](Options& o, const std::string& v) {
-         o.pipeline_min_bytes =
-             static_cast<std::size_t>(parse_integer("SHMCOLL_PIPELINE_MIN_BYTES", v, 1, 1ll << 40));
+         o.gather_pipeline_min_bytes = static_cast<std::size_t>(
+             parse_integer("SHMCOLL_GATHER_PIPELINE_MIN_BYTES", v, 1, 1ll << 40));
        }},
-      {"SHMCOLL_PIPELINE_MAX_BYTES",
-       "the largest block a 2-rank team's scatter and gather (and v-forms) move that way",
-       [](const Options& o) { return std::to_string(o.pipeline_max_bytes); },
+      {"SHMCOLL_GATHER_PIPELINE_MAX_BYTES",
+       "the largest block such a team gathers through the slots (0: off)",
+       [](const Options& o) { return std::to_string(o.gather_pipeline_max_bytes); },
        [](Options& o, const std::string& v) {
-         o.pipeline_max_bytes =
-             static_cast<std::size_t>(parse_integer("SHMCOLL_PIPELINE_MAX_BYTES", v, 0, 1ll << 40));
+         o.gather_pipeline_max_bytes = static_cast<std::size_t>(
+             parse_integer("SHMCOLL_GATHER_PIPELINE_MAX_BYTES", v, 0, 1ll << 40));
        }},
       {"SHMCOLL_VERBOSE", "1: rank 0 logs each team's data paths to stderr when it forms",
        [](const Options& o) { return std::string(o.verbose ? "1" : "0"); },

@@ -54,8 +54,8 @@ registry::TeamShape TeamImpl::make_shape(int root) {
           options_.oversubscribed_bcast_single_copy_min_bytes,
           slot_bytes(),
           slots(),
-          options_.pipeline_min_bytes,
-          options_.pipeline_max_bytes,
+          options_.gather_pipeline_min_bytes,
+          options_.gather_pipeline_max_bytes,
           options_.bcast_algorithm,
           options_.scatter_algorithm,
           options_.gather_algorithm};

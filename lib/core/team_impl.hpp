@@ -125,13 +125,12 @@ class TeamImpl final : public sync::WaitObserver {
     const registry::TeamShape& s = shape(root);
     return !registry::always_flat(s) && registry::choose(s, kind, block_bytes).tree;
   }
-  // Whether an operation moving `bytes` per rank between the root and the others uses the
-  // single copy (cross-memory attach). The same answer on every rank for matching arguments:
-  // it depends on rank 0's options and the team-wide probe at formation.
-  // (The registry's rule for a scatterv or gatherv block; every field it reads is the same for
-  // every root.)
-  bool single_copy_for(std::uint64_t bytes) {
-    return registry::single_copy_block(shape(0), Kind::kScatterv, bytes);
+  // Whether a block of a scatterv or gatherv (`kind`) of `bytes` moves with the single copy
+  // (cross-memory attach): the registry's rule. The same answer on every rank for matching
+  // arguments: it depends on rank 0's options, the team's size and the team-wide probe at
+  // formation, which every root's shape holds alike.
+  bool single_copy_for(Kind kind, std::uint64_t bytes) {
+    return registry::single_copy_block(shape(0), kind, bytes);
   }
   bool single_copy_available() const { return single_copy_; }
   // More ranks than CPUs to run on: a waiting rank holds no CPU of its own, so splitting work

@@ -36,8 +36,8 @@ struct JoinInfo {
   std::uint32_t verbose = 0;
   std::uint64_t single_copy_min_bytes = 0;
   std::uint64_t oversubscribed_bcast_single_copy_min_bytes = 0;
-  std::uint64_t pipeline_min_bytes = 0;
-  std::uint64_t pipeline_max_bytes = 0;
+  std::uint64_t gather_pipeline_min_bytes = 0;
+  std::uint64_t gather_pipeline_max_bytes = 0;
   std::uint64_t probe_word = 0;  // address of this process's copy::ProbeWord
   cpu_set_t cpus{};  // where this rank may run, to tell whether the team is oversubscribed
   topology::Place place;
@@ -90,8 +90,8 @@ void TeamImpl::form(Bootstrap& bootstrap) {
     mine.single_copy_min_bytes = options_.single_copy_min_bytes;
     mine.oversubscribed_bcast_single_copy_min_bytes =
         options_.oversubscribed_bcast_single_copy_min_bytes;
-    mine.pipeline_min_bytes = options_.pipeline_min_bytes;
-    mine.pipeline_max_bytes = options_.pipeline_max_bytes;
+    mine.gather_pipeline_min_bytes = options_.gather_pipeline_min_bytes;
+    mine.gather_pipeline_max_bytes = options_.gather_pipeline_max_bytes;
     mine.verbose = options_.verbose ? 1 : 0;
     mine.nonce = segment::random_nonce();
   }
@@ -134,8 +134,8 @@ void TeamImpl::form(Bootstrap& bootstrap) {
   options_.single_copy_min_bytes = creator.single_copy_min_bytes;
   options_.oversubscribed_bcast_single_copy_min_bytes =
       creator.oversubscribed_bcast_single_copy_min_bytes;
-  options_.pipeline_min_bytes = creator.pipeline_min_bytes;
-  options_.pipeline_max_bytes = creator.pipeline_max_bytes;
+  options_.gather_pipeline_min_bytes = creator.gather_pipeline_min_bytes;
+  options_.gather_pipeline_max_bytes = creator.gather_pipeline_max_bytes;
   options_.verbose = creator.verbose != 0;
   pids_.resize(static_cast<std::size_t>(size_));
   cpu_set_t team_cpus;
@@ -258,12 +258,14 @@ std::string TeamImpl::data_paths() const {
                                    options_.oversubscribed_bcast_single_copy_min_bytes)) +
            " bytes (the team is oversubscribed)";
   }
-  if (deep_ring) {
-    text += "; the slots again from " + std::to_string(options_.pipeline_min_bytes) +
-            " bytes for broadcast";
-    if (size_ == 2)
-      text += " and, up to " + std::to_string(options_.pipeline_max_bytes) + " bytes, the others";
-    text += " (1 MiB of slots per rank pipelines copy-in and copy-out)";
+  if (deep_ring && size_ == 2 &&
+      options_.gather_pipeline_max_bytes >=
+          std::max<std::uint64_t>(options_.gather_pipeline_min_bytes,
+                                  options_.single_copy_min_bytes)) {
+    text += "; the slots again for gather from " +
+            std::to_string(options_.gather_pipeline_min_bytes) + " to " +
+            std::to_string(options_.gather_pipeline_max_bytes) +
+            " bytes (1 MiB of slots per rank pipelines copy-in and copy-out)";
   }
   return text;
 }
