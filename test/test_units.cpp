@@ -376,3 +376,35 @@ TEST_CASE(
 }
 
 }  // namespace shmcoll
+
+#include "coll/single_copy.hpp"
+#include "copy/cross_process.hpp"
+
+namespace shmcoll {
+
+TEST_CASE("single copy: the root's share balances its memcpy against the peers' copies") {
+  constexpr std::uint64_t kMiB = 1 << 20;
+  // No local copy: an equal split, whatever the weight.
+  CHECK(SingleCopyExchange::balanced_root_share(kMiB, 2, 0, 0.3) == kMiB / 2);
+  CHECK(SingleCopyExchange::balanced_root_share(kMiB, 4, 0, 1.0) == kMiB / 4);
+  // Its own block at 0.8 of a cross-memory byte: 10% of each block (2 ranks).
+  CHECK(SingleCopyExchange::balanced_root_share(kMiB, 2, kMiB, 0.8) == (kMiB / 10) / 64 * 64);
+  // Where cross-memory copies cost 4x memcpy the root takes 37.5%: both then spend 2.5 units.
+  const std::uint64_t share = SingleCopyExchange::balanced_root_share(kMiB, 2, kMiB, 0.25);
+  CHECK(share == 3 * kMiB / 8);
+  CHECK(share % 64 == 0);
+  // A local copy as dear as the whole block leaves the root no share.
+  CHECK(SingleCopyExchange::balanced_root_share(kMiB, 2, kMiB, 1.0) == 0);
+  CHECK(SingleCopyExchange::balanced_root_share(kMiB, 1, 0, 0.5) == 0);
+}
+
+TEST_CASE("single copy: the cross-memory cost is measured, or 0 where CMA is refused") {
+  const double cost = copy::measure_cross_copy_cost();
+  CHECK(cost >= 0);
+  if (cost > 0) {
+    CHECK(cost < 1000);  // a ratio of two copies of one megabyte, not a time
+    MESSAGE("cross-memory copy here: " << cost << "x memcpy per byte");
+  }
+}
+
+}  // namespace shmcoll

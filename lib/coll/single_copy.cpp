@@ -15,14 +15,17 @@ namespace shmcoll {
 using sync::make_tag;
 
 std::uint64_t SingleCopyExchange::balanced_root_share(std::uint64_t block_bytes, int ranks,
-                                                      std::uint64_t root_extra) {
+                                                      std::uint64_t root_extra,
+                                                      double local_copy_weight) {
   // Root: extra + (ranks - 1) * share; each peer: block - share. Equal when
-  // share = (block - extra) / ranks. The root's own block is a plain memcpy, cheaper per byte
-  // than a cross-memory copy: it counts as kLocalCopyWeight of one. 0.8 is measured (np=2,
-  // 1-4 MiB scatter: share 10% of the block beat 0% by 4-15% and 20% or more was slower).
-  // Rounded down to a cache line, so both parts of a block start aligned where buffers are.
-  constexpr double kLocalCopyWeight = 0.8;
-  const double weighted_extra = kLocalCopyWeight * static_cast<double>(root_extra);
+  // share = (block - extra) / ranks, with the root's own block (a plain memcpy) counted at
+  // local_copy_weight of a cross-memory copy per byte. That weight is 1 / the ratio rank 0
+  // measured at formation: a constant 0.8 (measured np=2, 1-4 MiB scatter on a VM where a
+  // share of 10% of the block beat 0% by 4-15%) gave 89 us at 1 MiB on a VM where cross-memory
+  // copies ran 3-4x slower than memcpy, where 0.5 gave 73 and 0.3 gave 60 (scatter, np=2, OSU's
+  // way, 3 rounds; gather alike). Rounded down to a cache line, so both parts of a block start
+  // aligned where buffers are.
+  const double weighted_extra = local_copy_weight * static_cast<double>(root_extra);
   if (ranks < 2 || weighted_extra >= static_cast<double>(block_bytes)) return 0;
   const auto share = static_cast<std::uint64_t>(
       (static_cast<double>(block_bytes) - weighted_extra) / static_cast<double>(ranks));
@@ -133,15 +136,17 @@ bool SteppedTransfer::step(const CollectiveOp& op, TeamImpl& team, int peer, std
 }
 
 void SingleCopyExchange::start_blocks(Flow flow, std::uint64_t block_bytes, int ranks,
-                                      bool root_copies_own, std::byte* local,
-                                      const topology::Tree* tree, bool cooperative) {
+                                      bool root_copies_own, double local_copy_weight,
+                                      std::byte* local, const topology::Tree* tree,
+                                      bool cooperative) {
   // Along a tree the root splits blocks with its children only.
   const int sharers =
       tree != nullptr
           ? static_cast<int>(tree->children[static_cast<std::size_t>(tree->root)].size()) + 1
           : ranks;
   const std::uint64_t share =
-      cooperative ? balanced_root_share(block_bytes, sharers, root_copies_own ? block_bytes : 0)
+      cooperative ? balanced_root_share(block_bytes, sharers, root_copies_own ? block_bytes : 0,
+                                        local_copy_weight)
                   : 0;
   start({flow, block_bytes, block_bytes, share, local, tree});
 }
@@ -152,7 +157,8 @@ void SingleCopyExchange::start_broadcast(std::uint64_t bytes, int ranks, std::by
       tree != nullptr
           ? static_cast<int>(tree->children[static_cast<std::size_t>(tree->root)].size()) + 1
           : ranks;
-  start({Flow::kFromRoot, bytes, 0, cooperative ? balanced_root_share(bytes, sharers, 0) : 0,
+  // No local copy at the root, so the weight does not enter.
+  start({Flow::kFromRoot, bytes, 0, cooperative ? balanced_root_share(bytes, sharers, 0, 1.0) : 0,
          buffer, tree, tree != nullptr});
 }
 

@@ -96,9 +96,11 @@ class SingleCopyExchange {
   };
 
   // The root's share of each block that balances the work: the root moves root_share per peer
-  // plus `root_extra` bytes of its own (its local copy), each peer moves the rest of its block.
+  // plus `root_extra` bytes of its own (its local copy, a memcpy whose byte costs
+  // `local_copy_weight` of a cross-memory one: TeamImpl::local_copy_weight), each peer moves
+  // the rest of its block.
   static std::uint64_t balanced_root_share(std::uint64_t block_bytes, int ranks,
-                                           std::uint64_t root_extra);
+                                           std::uint64_t root_extra, double local_copy_weight);
 
   // Scatter and gather: rank r's block of `block_bytes` sits at r * block_bytes in the root's
   // buffer; a root that also copies its own block locally (not in place) takes a smaller share.
@@ -108,7 +110,8 @@ class SingleCopyExchange {
   // to the ranks that copy anyway (8 ranks on 2 cores, 32 KiB scatter through the Open MPI
   // plugin: 17.8 -> 5.5-7.8 us per call; Open MPI alone 5.5-7.5).
   void start_blocks(Flow flow, std::uint64_t block_bytes, int ranks, bool root_copies_own,
-                    std::byte* local, const topology::Tree* tree, bool cooperative);
+                    double local_copy_weight, std::byte* local, const topology::Tree* tree,
+                    bool cooperative);
 
   // Broadcast of `bytes` from the root's buffer into everyone's `buffer`; along `tree`, or flat.
   void start_broadcast(std::uint64_t bytes, int ranks, std::byte* buffer,

@@ -37,4 +37,11 @@ struct ProbeWord {
 // when both directions work, else what failed (for the log and the error text).
 std::string probe(pid_t pid, std::uint64_t remote);
 
+// How many times longer a cross-memory copy takes than memcpy, per byte, on this machine now:
+// the best of a few 1 MiB copies each way, process_vm_readv from this process itself (the
+// kernel's path is the same as from a peer: pin the source pages, copy). 0 if CMA fails here.
+// About a millisecond. The ratio varies between machines (about 1.25 on one 2-core VM, 3-4 on
+// another), and sets how a cooperative single copy splits its work (SingleCopyExchange).
+double measure_cross_copy_cost();
+
 }  // namespace shmcoll::copy

@@ -133,6 +133,9 @@ class TeamImpl final : public sync::WaitObserver {
     return registry::single_copy_block(shape(0), kind, bytes);
   }
   bool single_copy_available() const { return single_copy_; }
+  // What a byte the root copies with memcpy costs against a byte of cross-memory copy, the same
+  // on every rank: 1 / rank 0's measured ratio, within [0.25, 1]; 0.8 where it was not measured.
+  double local_copy_weight() const { return local_copy_weight_; }
   // More ranks than CPUs to run on: a waiting rank holds no CPU of its own, so splitting work
   // between ranks only adds waits (the same answer on every rank).
   bool oversubscribed() const { return oversubscribed_; }
@@ -230,6 +233,10 @@ class TeamImpl final : public sync::WaitObserver {
   bool oversubscribed_ = false;  // more ranks than CPUs to run on (the same on every rank)
   bool single_copy_ = false;     // every pair of ranks passed the CMA probe at formation
   std::string single_copy_why_;  // why not, when it did not
+  // Rank 0's copy::measure_cross_copy_cost() at formation (0: not measured), and the weight of
+  // a byte of memcpy against a byte of cross-memory copy it gives (local_copy_weight()).
+  double cross_copy_cost_ = 0;
+  double local_copy_weight_ = 0.8;
   std::vector<SlotRecord> slot_records_;
   std::vector<std::uint64_t> seen_progress_;  // see progress_reached
   sync::WaitPolicy policy_;

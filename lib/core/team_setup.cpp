@@ -49,6 +49,7 @@ struct AttachInfo {
   std::int32_t ok = 0;
   char error[320] = {};
   char single_copy_error[160] = {};  // what failed when this rank probed its peers with CMA
+  double cross_copy_cost = 0;        // rank 0: copy::measure_cross_copy_cost(), 0 if not measured
 };
 
 template <std::size_t N>
@@ -188,6 +189,10 @@ void TeamImpl::form(Bootstrap& bootstrap) {
       }
     }
   }
+  // Rank 0's measure is the team's, so that every rank computes the same split of each block.
+  if (rank_ == 0 && options_.single_copy != SingleCopy::kOff && size_ > 1 &&
+      attached.single_copy_error[0] == '\0')
+    attached.cross_copy_cost = copy::measure_cross_copy_cost();
   if (rank_ != 0) {
     try {
       segment_ = segment::Segment::attach(name, geometry);
@@ -212,6 +217,11 @@ void TeamImpl::form(Bootstrap& bootstrap) {
   single_copy_why_ = options_.single_copy == SingleCopy::kOff ? "SHMCOLL_SINGLE_COPY=off"
                      : size_ == 1                             ? "a team of one"
                                                               : "";
+  // A cooperative single copy weighs the root's memcpy of its own block against its
+  // cross-memory share by this machine's ratio (SingleCopyExchange::balanced_root_share),
+  // bounded so that one noisy measure cannot hand the root most of a block or none of it.
+  cross_copy_cost_ = verdicts[0].cross_copy_cost;
+  if (cross_copy_cost_ > 0) local_copy_weight_ = std::clamp(1.0 / cross_copy_cost_, 0.25, 1.0);
   for (const AttachInfo& v : verdicts) {
     if (single_copy_ && v.single_copy_error[0] != '\0') {
       single_copy_ = false;
@@ -251,6 +261,13 @@ std::string TeamImpl::data_paths() const {
   }
   std::string text = "slots below " + std::to_string(options_.single_copy_min_bytes) +
                      " bytes per rank, single copy (cross-memory attach) from there";
+  if (cross_copy_cost_ > 0) {
+    char cost[96];
+    std::snprintf(cost, sizeof cost,
+                  " (measured at %.1fx memcpy per byte; root's memcpy weight %.2f)",
+                  cross_copy_cost_, local_copy_weight_);
+    text += cost;
+  }
   if (options_.single_copy == SingleCopy::kAlways) return text;
   if (oversubscribed_) {
     return text + ", for broadcast from " +
