@@ -20,9 +20,8 @@ bool single_copy_block(const TeamShape& shape, Kind kind, std::uint64_t block_by
   // A deep ring pipelines a gather's copy-in and copy-out at memcpy speed in a team of 2, where
   // the sender and the root each have a CPU (Options::gather_pipeline_min_bytes for what the
   // other collectives measured).
-  const bool deep_ring =
-      std::uint64_t{shape.slots} * shape.slot_bytes >= Options::kPipelineRingBytes;
-  return !(kind == Kind::kGather && deep_ring && !shape.oversubscribed && shape.size == 2 &&
+  return !(kind == Kind::kGather && deep_ring(shape.slots, shape.slot_bytes) &&
+           !shape.oversubscribed && shape.size == 2 &&
            block_bytes >= shape.gather_pipeline_min_bytes &&
            block_bytes <= shape.gather_pipeline_max_bytes);
 }

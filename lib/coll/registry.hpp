@@ -75,6 +75,12 @@ Choice choose(const TeamShape& shape, Kind kind, std::uint64_t block_bytes);
 // with the single copy rather than through the slots. The v-forms ask it block by block.
 bool single_copy_block(const TeamShape& shape, Kind kind, std::uint64_t block_bytes);
 
+// Whether a ring of `slots` x `slot_bytes` per rank is deep enough for a writer to run ahead of
+// its reader at memcpy speed (Options::kPipelineRingBytes).
+inline bool deep_ring(std::uint32_t slots, std::uint64_t slot_bytes) {
+  return std::uint64_t{slots} * slot_bytes >= Options::kPipelineRingBytes;
+}
+
 // Whether every call with this shape runs flat, whatever its kind and size: the rules that say
 // so (one rank, one group, a one-level tree) come before any rule that picks the tree, and no
 // option overrides them. A shortcut for the calls' hot path; choose() agrees (unit test).

@@ -249,7 +249,7 @@ segment::RankNodes TeamImpl::rank_nodes() const {
 
 std::string TeamImpl::data_paths() const {
   // The same rules as registry::single_copy_block, in words.
-  const bool deep_ring = std::uint64_t{slots()} * slot_bytes() >= Options::kPipelineRingBytes;
+  const bool deep_ring = registry::deep_ring(slots(), slot_bytes());
   if (!single_copy_) {
     // Measured on 2 cores, np=2, slots only: 1 MiB of ring took 0.25-0.78x the time of 4 x 64
     // KiB from 256 KiB to 4 MiB (bench/results/slot-depth-2026-11-23-2core-vm/,
