@@ -115,6 +115,21 @@ TEST_CASE("single copy: scatterv and gatherv matrices") {
     run_matrix(check_gatherv, true, true, n, single_copy_everywhere());
   }
 }
+// The root's shares of the single copies (each block split between the root and its rank)
+// with more than two ranks: this machine's teams of 3 and more are oversubscribed, where the
+// root takes no share, so these count on more CPUs (SHMCOLL_TEAM_CPUS) than there are.
+TEST_CASE("single copy: the root's shares in teams larger than two") {
+  Options o = single_copy_everywhere();
+  o.team_cpus = 64;
+  for (int n : {3, 4, 7}) {
+    CAPTURE(n);
+    run_matrix(check_scatterv, true, true, n, o);
+    run_matrix(check_gatherv, true, true, n, o);
+    run_matrix(check_scatter, true, false, n, o);
+    run_matrix(check_gather, true, false, n, o);
+    run_matrix(check_bcast, false, false, n, o);
+  }
+}
 TEST_CASE("single copy: bcast, scatter and gather matrices") {
   for (int n : {2, 3, 4, 7, 16}) {
     CAPTURE(n);

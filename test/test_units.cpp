@@ -398,6 +398,32 @@ TEST_CASE("single copy: the root's share balances its memcpy against the peers' 
   CHECK(SingleCopyExchange::balanced_root_share(kMiB, 1, 0, 0.5) == 0);
 }
 
+TEST_CASE("single copy: v-form shares level the largest blocks down to the root's work") {
+  constexpr std::uint64_t kMiB = 1 << 20;
+  std::uint64_t shares[3];
+  // Equal blocks: the uniform rule, per block.
+  const std::uint64_t equal[] = {kMiB, kMiB, kMiB};
+  SingleCopyExchange::balanced_root_shares(equal, kMiB, 0.25, shares);
+  for (std::uint64_t s : shares)
+    CHECK(s == SingleCopyExchange::balanced_root_share(kMiB, 4, kMiB, 0.25));
+  // One large block and two small ones: only the large one gives up bytes, until it moves as
+  // much as the root (512 KiB each); the small ones keep their whole copy.
+  const std::uint64_t uneven[] = {kMiB / 8, kMiB, kMiB / 4};
+  SingleCopyExchange::balanced_root_shares(uneven, 0, 1.0, shares);
+  CHECK(shares[0] == 0);
+  CHECK(shares[1] == kMiB / 2);
+  CHECK(shares[2] == 0);
+  // Two large blocks and the root's own memcpy: root 0.5 * 1 MiB + 2 s = each peer's 1 MiB - s.
+  const std::uint64_t two[] = {kMiB, kMiB};
+  std::uint64_t two_shares[2];
+  SingleCopyExchange::balanced_root_shares(two, kMiB, 0.5, two_shares);
+  CHECK(two_shares[0] == (kMiB / 6) / 64 * 64);
+  CHECK(two_shares[1] == two_shares[0]);
+  // A root whose own work already exceeds every block takes no share.
+  SingleCopyExchange::balanced_root_shares(uneven, 4 * kMiB, 1.0, shares);
+  CHECK(shares[0] + shares[1] + shares[2] == 0);
+}
+
 TEST_CASE("single copy: the cross-memory cost is measured, or 0 where CMA is refused") {
   const double cost = copy::measure_cross_copy_cost();
   CHECK(cost >= 0);

@@ -95,6 +95,11 @@ struct Options {
   // kPipelineRingBytes (at least 4 slots) for teams of up to kDeepRingMaxRanks ranks, and 4
   // slots for larger ones, whose segments would otherwise grow by 768 KiB per rank.
   int slots_for(int team_size) const;
+  // The CPUs a team counts on when it decides whether it is oversubscribed (more ranks than
+  // CPUs: no rank then waits for another's copy, see SingleCopyExchange). 0: those its ranks
+  // may run on, together (their affinity masks). Set it where the masks overstate what the
+  // ranks get, such as a container with a CPU quota; rank 0's value holds for the team.
+  int team_cpus = 0;
   // Rank 0 says on stderr, once per team, which data paths the team uses and why.
   bool verbose = false;
   // A thread per rank that advances the non-blocking operations while the caller computes

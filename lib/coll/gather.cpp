@@ -46,12 +46,13 @@ bool GatherOp::advance_data(sync::WaitTarget& blocked_on) {
       tree_ = started_ = true;
     } else if (single_copy) {
       // Root and peer share each block; the root's local copy of its own block shrinks its
-      // share. Along the tree only the root's children share with it (single_copy.hpp).
+      // share (in place too: see start_blocks). Along the tree only the root's children share
+      // with it (single_copy.hpp).
       if (root && !in_place_) copy::copy_bytes(recvbuf_ + me * b, sendbuf_, b);
-      exchange_.start_blocks(
-          SingleCopyExchange::Flow::kToRoot, b, n, !in_place_, team_.local_copy_weight(),
-          root ? recvbuf_ : const_cast<std::byte*>(sendbuf_),
-          along_tree ? &team_.tree(sig_.root) : nullptr, !team_.oversubscribed());
+      exchange_.start_blocks(SingleCopyExchange::Flow::kToRoot, b, n, team_.local_copy_weight(),
+                             root ? recvbuf_ : const_cast<std::byte*>(sendbuf_),
+                             along_tree ? &team_.tree(sig_.root) : nullptr,
+                             !team_.oversubscribed());
       single_copy_ = started_ = true;
     }
   }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "coll/gather_root.hpp"
+#include "coll/root_shares.hpp"
 #include "coll/scatter_stream.hpp"
 #include "coll/single_copy.hpp"
 #include "coll/tree_gather.hpp"
@@ -49,6 +50,20 @@ class GatherOp final : public CollectiveOp {
   GatherRoot root_side_;
 };
 
+// One rank's entry in the table gatherv's root streams for its single-copy senders. 32 bytes,
+// so that no entry straddles two chunks of the stream (slots hold whole cache lines).
+struct GathervTableEntry {
+  // Set in `offset` when the block does not travel in the stream: the rank moves it itself
+  // with a single copy, and the rest of `offset` is the block's place in the root's buffer.
+  static constexpr std::uint64_t kDirect = std::uint64_t{1} << 63;
+  std::uint64_t offset = 0;
+  std::uint64_t bytes = 0;
+  // A direct block's leading bytes that the root reads itself (root_shares.hpp).
+  std::uint64_t root_share = 0;
+  std::uint64_t unused = 0;
+};
+static_assert(sizeof(GathervTableEntry) == 32);
+
 class GathervOp final : public CollectiveOp {
  public:
   GathervOp(TeamImpl& team, const void* sendbuf, Count sendcount, Datatype sendtype, void* recvbuf,
@@ -65,7 +80,7 @@ class GathervOp final : public CollectiveOp {
     const auto p = static_cast<std::size_t>(peer);
     if (tree_) return tree_gather_->checked(peer);
     return team_.rank() == sig_.root && peer != sig_.root && blocks_[p].second > 0 &&
-           (table_.empty() || (table_[p].offset & ScatterTableEntry::kDirect) == 0);
+           (table_.empty() || (table_[p].offset & GathervTableEntry::kDirect) == 0);
   }
   // The root reads nothing from a rank it expects no bytes from, and that rank cannot see
   // recvcounts: only the root can find that it sends some anyway. (Along the tree this covers
@@ -95,16 +110,18 @@ class GathervOp final : public CollectiveOp {
   PlanVector<std::pair<std::uint64_t, std::uint64_t>> blocks_;  // root: (offset, bytes) per rank
   StreamWriter writer_;
   GatherRoot root_side_;
-  // Single copy: the root streams a table of every rank's block (ScatterTableEntry, kDirect
+  // Single copy: the root streams a table of every rank's block (GathervTableEntry, kDirect
   // where that rank writes its block into recvbuf itself) and waits for those ranks' copies.
-  PlanVector<ScatterTableEntry> table_;
+  PlanVector<GathervTableEntry> table_;
   PlanVector<int> direct_peers_;
   std::size_t next_direct_ = 0;
   bool direct_ = false;  // a sender that writes its own block
   bool direct_started_ = false;
   bool direct_written_ = false;
+  bool direct_copied_ = false;  // a direct sender's part is written (the root's share may not be)
+  RootShares shares_;           // root, flat: its leading part of each direct block
   SteppedTransfer direct_copy_;
-  ScatterTableEntry entry_;
+  GathervTableEntry entry_;
   RangeReader reader_;
   std::uint64_t acked_ = 0;
 };

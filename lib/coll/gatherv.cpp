@@ -51,16 +51,28 @@ GathervOp::GathervOp(TeamImpl& team, const void* sendbuf, Count sendcount, Datat
     validate::buffer(ctx, "sendbuf", sendbuf, mine);
     lend(sendbuf, mine);
   }
+  // The root's own memcpys (its block unless in place, the streamed blocks) lower its shares.
+  std::uint64_t root_extra = in_place ? 0 : blocks[static_cast<std::size_t>(root)].bytes;
+  PlanVector<RootShares::Block> direct;
   for (int r = 0; r < team.size(); ++r) {
-    if (r != root &&
-        team.single_copy_for(Kind::kGatherv, blocks[static_cast<std::size_t>(r)].bytes))
+    if (r == root) continue;
+    const validate::Block& blk = blocks[static_cast<std::size_t>(r)];
+    if (team.single_copy_for(Kind::kGatherv, blk.bytes)) {
       direct_peers_.push_back(r);
+      direct.push_back({r, recvbuf_ + blk.offset, blk.bytes, 0});
+    } else {
+      root_extra += blk.bytes;
+    }
   }
   if (!direct_peers_.empty()) {
+    if (!tree_)
+      shares_.plan(std::move(direct), root_extra, team.local_copy_weight(), !team.oversubscribed());
     table_.resize(blocks.size());
     for (std::size_t r = 0; r < blocks.size(); ++r) table_[r] = {blocks[r].offset, blocks[r].bytes};
     for (int r : direct_peers_)
-      table_[static_cast<std::size_t>(r)].offset |= ScatterTableEntry::kDirect;
+      table_[static_cast<std::size_t>(r)].offset |= GathervTableEntry::kDirect;
+    for (const RootShares::Block& b : shares_.blocks())
+      table_[static_cast<std::size_t>(b.peer)].root_share = b.share;
   }
 }
 
@@ -81,14 +93,14 @@ bool GathervOp::advance_root(sync::WaitTarget& blocked_on) {
     const auto& own = blocks_[static_cast<std::size_t>(me)];
     // The table first, so that single-copy senders start while the root copies its own block.
     if (!table_.empty()) {
-      writer_.start(op_, Kind::kGatherv, sig_.root, table_.size() * sizeof(ScatterTableEntry),
+      writer_.start(op_, Kind::kGatherv, sig_.root, table_.size() * sizeof(GathervTableEntry),
                     team_.slot_bytes());
     }
     root_side_.start(op_, Kind::kGatherv, sig_.root, team_.size(), team_.slot_bytes(), [&](int r) {
       const auto& blk = blocks_[static_cast<std::size_t>(r)];
       const bool streamed =
           blk.second > 0 && (table_.empty() || (table_[static_cast<std::size_t>(r)].offset &
-                                                ScatterTableEntry::kDirect) == 0);
+                                                GathervTableEntry::kDirect) == 0);
       return std::pair(streamed ? recvbuf_ + blk.first : nullptr, streamed ? blk.second : 0);
     });
     started_ = true;
@@ -99,6 +111,8 @@ bool GathervOp::advance_root(sync::WaitTarget& blocked_on) {
     if (!in_place_ && own.second > 0) copy::copy_bytes(recvbuf_ + own.first, sendbuf_, own.second);
   }
   if (!table_.empty() && !pump_table(blocked_on)) return false;
+  // The shares first: each lets a sender's copy of the rest run on its own CPU meanwhile.
+  if (!shares_.move(*this, team_, /*into_peers=*/false, blocked_on)) return false;
   if (!root_side_.pull(team_, blocked_on)) return false;
   // recvbuf is complete once every single-copy sender has written its block.
   return SingleCopyExchange::all_copied(team_, op_, as_span(direct_peers_), next_direct_,
@@ -112,7 +126,7 @@ bool GathervOp::pump_table(sync::WaitTarget& blocked_on) {
   auto readers = [&](std::uint64_t c, std::vector<int>& out) {
     const StreamShape& shape = writer_.shape();
     for (int r : direct_peers_) {
-      if (shape.chunk_of(static_cast<std::uint64_t>(r) * sizeof(ScatterTableEntry)) == c)
+      if (shape.chunk_of(static_cast<std::uint64_t>(r) * sizeof(GathervTableEntry)) == c)
         out.push_back(r);
     }
   };
@@ -121,7 +135,7 @@ bool GathervOp::pump_table(sync::WaitTarget& blocked_on) {
 
 bool GathervOp::read_direct_entry(sync::WaitTarget& blocked_on) {
   const int me = team_.rank();
-  const std::uint64_t entry_at = static_cast<std::uint64_t>(me) * sizeof(ScatterTableEntry);
+  const std::uint64_t entry_at = static_cast<std::uint64_t>(me) * sizeof(GathervTableEntry);
   if (!direct_started_) {
     reader_.start({sig_.root, op_, Kind::kGatherv, sig_.root, 0, false}, team_.slot_bytes(),
                   entry_at, entry_at + sizeof entry_, reinterpret_cast<std::byte*>(&entry_));
@@ -133,7 +147,13 @@ bool GathervOp::read_direct_entry(sync::WaitTarget& blocked_on) {
     return "gatherv (root " + std::to_string(sig_.root) + ", operation #" + std::to_string(op_) +
            ") on rank " + std::to_string(me);
   };
-  if (entry_.bytes != sig_.bytes || (entry_.offset & ScatterTableEntry::kDirect) == 0) {
+  if (entry_.root_share >= entry_.bytes && entry_.bytes == sig_.bytes &&
+      (entry_.offset & GathervTableEntry::kDirect) != 0) {
+    team_.fail(Status::kInternal, "corrupt gatherv table in " + where() + ": a share of " +
+                                      std::to_string(entry_.root_share) + " bytes of " +
+                                      std::to_string(entry_.bytes));
+  }
+  if (entry_.bytes != sig_.bytes || (entry_.offset & GathervTableEntry::kDirect) == 0) {
     team_.fail(Status::kInvalidArgument, "type signature mismatch in " + where() +
                                              ": the root expects " + std::to_string(entry_.bytes) +
                                              " bytes (its recvcounts[" + std::to_string(me) +
@@ -144,18 +164,26 @@ bool GathervOp::read_direct_entry(sync::WaitTarget& blocked_on) {
 
 bool GathervOp::write_direct_block(sync::WaitTarget& blocked_on) {
   const std::uint64_t entry_at = static_cast<std::uint64_t>(team_.rank()) * sizeof(entry_);
-  // The root arrived before it published the table, so its address is there to read.
-  PeerArrival root;
-  if (read_peer_arrival(team_.area(sig_.root).status(), op_, root) != PeerState::kRead) {
-    team_.fail(Status::kInternal, "the root of " + where() + " left before rank " +
-                                      std::to_string(team_.rank()) + "'s copy");
+  if (!direct_copied_) {
+    // The root arrived before it published the table, so its address is there to read.
+    PeerArrival root;
+    if (read_peer_arrival(team_.area(sig_.root).status(), op_, root) != PeerState::kRead) {
+      team_.fail(Status::kInternal, "the root of " + where() + " left before rank " +
+                                        std::to_string(team_.rank()) + "'s copy");
+    }
+    // The leading root_share bytes are the root's to read (checked smaller than the block).
+    const std::uint64_t skip = entry_.root_share;
+    if (!direct_copy_.step(*this, team_, sig_.root,
+                           root.address + (entry_.offset & ~GathervTableEntry::kDirect) + skip,
+                           root.shared_id, const_cast<std::byte*>(sendbuf_) + skip,
+                           entry_.bytes - skip, /*local_is_source=*/true, blocked_on))
+      return false;
+    team_.publish(team_.self().progress().copied_op, op_);
+    direct_copied_ = true;
   }
-  if (!direct_copy_.step(*this, team_, sig_.root,
-                         root.address + (entry_.offset & ~ScatterTableEntry::kDirect),
-                         root.shared_id, const_cast<std::byte*>(sendbuf_), entry_.bytes,
-                         /*local_is_source=*/true, blocked_on))
+  // sendbuf stays in use until the root has read its share.
+  if (entry_.root_share > 0 && !RootShares::root_done(*this, team_, sig_.root, blocked_on))
     return false;
-  team_.publish(team_.self().progress().copied_op, op_);
   defer_final_ack(
       sync::step_consumed(StreamShape{entry_at + 1, team_.slot_bytes()}.chunk_of(entry_at)));
   return true;
@@ -177,14 +205,14 @@ bool GathervOp::advance_tree(sync::WaitTarget& blocked_on) {
       // The table of direct blocks first, so that their senders start while the root copies
       // its own block.
       if (!table_.empty()) {
-        writer_.start(op_, Kind::kGatherv, sig_.root, table_.size() * sizeof(ScatterTableEntry),
+        writer_.start(op_, Kind::kGatherv, sig_.root, table_.size() * sizeof(GathervTableEntry),
                       team_.slot_bytes());
         sync::WaitTarget unused;
         pump_table(unused);
       }
       tree_gather_->start_root(team_, *this, team_.size(), [&](int rank) {
         const auto r = static_cast<std::size_t>(rank);
-        const bool direct = !table_.empty() && (table_[r].offset & ScatterTableEntry::kDirect) != 0;
+        const bool direct = !table_.empty() && (table_[r].offset & GathervTableEntry::kDirect) != 0;
         return TreeGather::Block{recvbuf_ + blocks_[r].first, blocks_[r].second, direct};
       });
       const auto& own = blocks_[static_cast<std::size_t>(sig_.root)];

@@ -55,12 +55,13 @@ bool ScatterOp::advance_data(sync::WaitTarget& blocked_on) {
       started_ = true;
     } else if (single_copy) {
       // Root and peer share each block; the root's local copy of its own block shrinks its
-      // share. Along the tree only the root's children share with it (single_copy.hpp).
+      // share (in place too: see start_blocks). Along the tree only the root's children share
+      // with it (single_copy.hpp).
       if (root && !in_place_) copy::copy_bytes(recvbuf_, sendbuf_ + me * b, b);
-      exchange_.start_blocks(
-          SingleCopyExchange::Flow::kFromRoot, b, n, !in_place_, team_.local_copy_weight(),
-          root ? const_cast<std::byte*>(sendbuf_) : recvbuf_,
-          along_tree ? &team_.tree(sig_.root) : nullptr, !team_.oversubscribed());
+      exchange_.start_blocks(SingleCopyExchange::Flow::kFromRoot, b, n, team_.local_copy_weight(),
+                             root ? const_cast<std::byte*>(sendbuf_) : recvbuf_,
+                             along_tree ? &team_.tree(sig_.root) : nullptr,
+                             !team_.oversubscribed());
       single_copy_ = started_ = true;
     }
   }

@@ -10,6 +10,7 @@
 #include <span>
 #include <utility>
 
+#include "coll/root_shares.hpp"
 #include "coll/scatter_stream.hpp"
 #include "coll/scatterv_inbox.hpp"
 #include "coll/single_copy.hpp"
@@ -84,9 +85,16 @@ class ScattervOp final : public CollectiveOp {
   // Receiver: checks the record against this rank's arguments and takes an inline block;
   // false when that was all, otherwise sets the stage for the rest.
   bool take_record_and_go_on();
+  // Receiver of a single-copy block: the part after the root's share, then the root's report.
   bool copy_direct_block(sync::WaitTarget& blocked_on);
+  // Root: the share of receiver r's block that the root writes (0 for none).
+  std::uint64_t share_of(int r) const;
+  // A receiver leaving on an error: the root may be writing its share into recvbuf.
+  void abandon() override {
+    if (team_.rank() != sig_.root) SingleCopyExchange::drain(*this, team_);
+  }
 
-  enum class Stage { kStart, kBlock, kDirect };
+  enum class Stage { kStart, kBlock, kDirect, kRootShare };
   const std::byte* sendbuf_ = nullptr;
   std::byte* recvbuf_ = nullptr;
   bool tree_ = false;  // along the topology tree (registry), decided at construction
@@ -96,6 +104,7 @@ class ScattervOp final : public CollectiveOp {
   PlanVector<validate::Block> blocks_;  // root: every rank's block of sendbuf
   std::pair<const std::byte*, std::uint64_t> copy_own_{nullptr, 0};  // root's own block
   PlanVector<int> direct_peers_;  // root: ranks that copy their block themselves
+  RootShares shares_;             // root: its leading part of each of those blocks
   SteppedTransfer direct_copy_;   // a rank that copies its block itself
   std::size_t next_direct_ = 0;
   Stage stage_ = Stage::kStart;

@@ -13,16 +13,6 @@
 
 namespace shmcoll {
 
-// One rank's entry in the table gatherv's root streams for its single-copy senders.
-struct ScatterTableEntry {
-  // Set in `offset` when the block does not travel in the stream: the rank moves it itself
-  // with a single copy, and the rest of `offset` is the block's place in the root's buffer.
-  static constexpr std::uint64_t kDirect = std::uint64_t{1} << 63;
-  std::uint64_t offset = 0;
-  std::uint64_t bytes = 0;
-};
-static_assert(sizeof(ScatterTableEntry) == 16);
-
 // Where a block of `bytes` may start after stream offset `end` of the previous one.
 inline std::uint64_t place_block(std::uint64_t end, std::uint64_t bytes) {
   return bytes >= 256 ? (end + 63) / 64 * 64 : end;

@@ -1,3 +1,5 @@
+#include <algorithm>
+
 #include "coll/scatter.hpp"
 #include "coll/scatterv_inbox.hpp"
 #include "coll/single_copy.hpp"
@@ -22,6 +24,8 @@ ScattervOp::ScattervOp(TeamImpl& team, const void* sendbuf, std::span<const Coun
   if (!ctx.is_root()) {
     sig_.bytes = validate::bytes(ctx, "recvcount", recvcount, recvtype);
     validate::buffer(ctx, "recvbuf", recvbuf, sig_.bytes);
+    // The root may write a share of a single-copy block into it (root_shares.hpp).
+    expose(recvbuf);
     return;
   }
   blocks_ = validate::blocks(ctx, "sendcounts", sendcounts, "displs", displs, sendtype);
@@ -65,9 +69,18 @@ ScattervOp::ScattervOp(TeamImpl& team, const void* sendbuf, std::span<const Coun
       return std::pair<const std::byte*, std::uint64_t>(nullptr, 0);
     return std::pair(sendbuf_ + blk.offset, blk.bytes);
   });
+  PlanVector<RootShares::Block> direct;
   for (int r = 0; r < team.size(); ++r) {
-    if (r != root && path_of(blocks_[static_cast<std::size_t>(r)].bytes) == BlockPath::kDirect)
+    const validate::Block& blk = blocks_[static_cast<std::size_t>(r)];
+    if (r != root && path_of(blk.bytes) == BlockPath::kDirect) {
       direct_peers_.push_back(r);
+      direct.push_back({r, const_cast<std::byte*>(sendbuf_ + blk.offset), blk.bytes, 0});
+    }
+  }
+  // The root's own memcpys (its block, the streamed blocks) lower its shares.
+  if (!direct.empty()) {
+    shares_.plan(std::move(direct), copy_own_.second + plan_.bytes(), team.local_copy_weight(),
+                 !team.oversubscribed());
   }
   expose(sendbuf);
 }
@@ -105,6 +118,8 @@ bool ScattervOp::advance_root(sync::WaitTarget& blocked_on) {
     writer_.pump(team_, fill, readers, later);
     if (copy_own_.second > 0) copy::copy_bytes(recvbuf_, copy_own_.first, copy_own_.second);
   }
+  // The shares first: each lets a receiver's copy of the rest run on its own CPU meanwhile.
+  if (!shares_.move(*this, team_, /*into_peers=*/true, blocked_on)) return false;
   if (!writer_.pump(team_, fill, readers, blocked_on)) return false;
   // sendbuf must stay valid until every single-copy reader has its block.
   return SingleCopyExchange::all_copied(team_, op_, as_span(direct_peers_), next_direct_,
@@ -119,30 +134,46 @@ bool ScattervOp::post_records(sync::WaitTarget& blocked_on) {
     if (r == sig_.root || (tree != nullptr && !TreeScatter::takes_record(*tree, r))) continue;
     if (!scatterv_inbox::line_free(team_, r, op_, blocked_on)) return false;
     const validate::Block& blk = blocks_[static_cast<std::size_t>(r)];
-    const std::uint64_t where = path_of(blk.bytes) == BlockPath::kDirect
-                                    ? scatterv_inbox::kDirect | blk.offset
+    const bool direct = path_of(blk.bytes) == BlockPath::kDirect;
+    const std::uint64_t where = direct            ? scatterv_inbox::kDirect | blk.offset
                                 : tree != nullptr ? tree_scatter_->stream_offset_of(r)
                                                   : plan_.offset_of(r);
     scatterv_inbox::post(team_, r, op_, sig_.packed(), blk.bytes,
-                         blk.bytes > 0 ? sendbuf_ + blk.offset : nullptr, where);
+                         blk.bytes > 0 ? sendbuf_ + blk.offset : nullptr, where,
+                         direct ? share_of(r) : 0);
   }
   return true;
 }
 
+std::uint64_t ScattervOp::share_of(int r) const {
+  const std::span<const RootShares::Block> blocks = as_span(shares_.blocks());
+  const auto at =
+      std::lower_bound(blocks.begin(), blocks.end(), r,
+                       [](const RootShares::Block& b, int rank) { return b.peer < rank; });
+  return at != blocks.end() && at->peer == r ? at->share : 0;
+}
+
 bool ScattervOp::copy_direct_block(sync::WaitTarget& blocked_on) {
-  // The root arrived before it posted the records, so its address is there to read.
-  PeerArrival root;
-  segment::StatusLine& status = team_.area(sig_.root).status();
-  if (read_peer_arrival(status, op_, root) != PeerState::kRead) {
-    blocked_on = {&status.tag, sync::make_tag(op_, sync::kStepArrived), sig_.root};
-    return false;
+  if (stage_ == Stage::kDirect) {
+    // The root arrived before it posted the records, so its address is there to read.
+    PeerArrival root;
+    segment::StatusLine& status = team_.area(sig_.root).status();
+    if (read_peer_arrival(status, op_, root) != PeerState::kRead) {
+      blocked_on = {&status.tag, sync::make_tag(op_, sync::kStepArrived), sig_.root};
+      return false;
+    }
+    // The leading root_share bytes are the root's to write (classify checked it is smaller).
+    const std::uint64_t skip = record_.root_share;
+    if (!direct_copy_.step(*this, team_, sig_.root,
+                           root.address + (record_.where & ~scatterv_inbox::kDirect) + skip,
+                           root.shared_id, recvbuf_ + skip, record_.bytes - skip,
+                           /*local_is_source=*/false, blocked_on))
+      return false;
+    team_.publish(team_.self().progress().copied_op, op_);
+    stage_ = Stage::kRootShare;
   }
-  if (!direct_copy_.step(*this, team_, sig_.root,
-                         root.address + (record_.where & ~scatterv_inbox::kDirect), root.shared_id,
-                         recvbuf_, record_.bytes, /*local_is_source=*/false, blocked_on))
-    return false;
-  team_.publish(team_.self().progress().copied_op, op_);
-  return true;
+  // recvbuf is complete once the root's share has landed too.
+  return record_.root_share == 0 || RootShares::root_done(*this, team_, sig_.root, blocked_on);
 }
 
 void ScattervOp::plan_before_arrival() {
@@ -184,7 +215,7 @@ bool ScattervOp::advance_data(sync::WaitTarget& blocked_on) {
     }
     if (!take_record_and_go_on()) return true;  // the block was in the record
   }
-  if (stage_ == Stage::kDirect) return copy_direct_block(blocked_on);
+  if (stage_ == Stage::kDirect || stage_ == Stage::kRootShare) return copy_direct_block(blocked_on);
   if (!reader_.pull(team_, acked_, blocked_on, /*ack_last=*/false)) return false;
   defer_final_ack(sync::step_consumed(reader_.last_chunk()));
   return true;

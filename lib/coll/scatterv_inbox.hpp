@@ -21,8 +21,9 @@ using segment::InboxLine;
 
 // Set in a record's payload[0] when the block does not travel in the stream: the receiver
 // copies it itself from the root's buffer (single copy), and the rest of payload[0] is the
-// block's place in that buffer. Otherwise payload[0] is the block's offset in the root's
-// stream.
+// block's place in that buffer; payload[1] is then the root's share, the block's leading
+// bytes that the root writes itself (root_shares.hpp). Otherwise payload[0] is the block's
+// offset in the root's stream.
 inline constexpr std::uint64_t kDirect = std::uint64_t{1} << 63;
 
 inline std::uint64_t tag_of(std::uint64_t op) { return sync::make_tag(op, sync::kStepArrived); }
@@ -42,9 +43,10 @@ inline bool line_free(TeamImpl& team, int r, std::uint64_t op, sync::WaitTarget&
 }
 
 // Root: writes receiver `r`'s record of `op`. A block of at most kInlineBytes is copied into
-// the record from `block`; a larger one is described by `where`.
+// the record from `block`; a larger one is described by `where` (and `root_share`, see kDirect).
 inline void post(TeamImpl& team, int r, std::uint64_t op, std::uint64_t signature,
-                 std::uint64_t bytes, const std::byte* block, std::uint64_t where) {
+                 std::uint64_t bytes, const std::byte* block, std::uint64_t where,
+                 std::uint64_t root_share) {
   InboxLine& line = team.area(r).inbox(op);
   // relaxed: the release store of the tag below publishes them.
   line.signature.store(signature, std::memory_order_relaxed);
@@ -56,6 +58,7 @@ inline void post(TeamImpl& team, int r, std::uint64_t op, std::uint64_t signatur
       line.payload[w].store(words[w], std::memory_order_relaxed);
   } else {
     line.payload[0].store(where, std::memory_order_relaxed);
+    line.payload[1].store(root_share, std::memory_order_relaxed);
   }
   // release (publish): the fields above are visible to the owner once it sees the tag.
   team.publish(line.tag, tag_of(op));
@@ -71,7 +74,8 @@ inline sync::WaitTarget awaited(TeamImpl& team, std::uint64_t op, int root) {
 struct Record {
   std::uint64_t signature = 0;
   std::uint64_t bytes = 0;
-  std::uint64_t where = 0;  // payload[0]: the block's place when it is not inline
+  std::uint64_t where = 0;       // payload[0]: the block's place when it is not inline
+  std::uint64_t root_share = 0;  // payload[1] of a direct block: the bytes the root writes
 };
 
 // Receiver, once awaited() is reached (its acquire load makes the fields visible): reads the
@@ -84,6 +88,7 @@ inline Record read(TeamImpl& team, std::uint64_t op) {
   rec.signature = line.signature.load(std::memory_order_relaxed);
   rec.bytes = line.bytes.load(std::memory_order_relaxed);
   rec.where = line.payload[0].load(std::memory_order_relaxed);
+  rec.root_share = line.payload[1].load(std::memory_order_relaxed);
   return rec;
 }
 
@@ -92,7 +97,7 @@ inline Record read(TeamImpl& team, std::uint64_t op) {
 enum class RecordUse {
   kOtherCall,  // another collective or root: the caller reports it from the signature
   kMismatch,   // the root sends another number of bytes than this rank receives
-  kCorrupt,    // a streamed block's offset beyond any possible stream
+  kCorrupt,    // a streamed block's offset beyond any possible stream, a share beyond its block
   kInline,     // the block is in the record
   kDirect,     // this rank copies its block itself from the root's buffer
   kInStream,   // the block is at `where` in the root's stream
@@ -103,7 +108,8 @@ inline RecordUse classify(const Record& rec, std::uint64_t signature, std::uint6
   if (rec.signature != signature) return RecordUse::kOtherCall;
   if (rec.bytes != bytes) return RecordUse::kMismatch;
   if (rec.bytes <= InboxLine::kInlineBytes) return RecordUse::kInline;
-  if ((rec.where & kDirect) != 0) return RecordUse::kDirect;
+  if ((rec.where & kDirect) != 0)
+    return rec.root_share < rec.bytes ? RecordUse::kDirect : RecordUse::kCorrupt;
   return rec.where > kMaxOffset || rec.bytes > kMaxOffset ? RecordUse::kCorrupt
                                                           : RecordUse::kInStream;
 }

@@ -5,10 +5,12 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <functional>
 
 #include "copy/copy.hpp"
 #include "copy/cross_process.hpp"
 #include "core/fault_points.hpp"
+#include "core/plan_vector.hpp"
 #include "topology/hierarchy.hpp"
 
 namespace shmcoll {
@@ -30,6 +32,29 @@ std::uint64_t SingleCopyExchange::balanced_root_share(std::uint64_t block_bytes,
   const auto share = static_cast<std::uint64_t>(
       (static_cast<double>(block_bytes) - weighted_extra) / static_cast<double>(ranks));
   return share / 64 * 64;
+}
+
+void SingleCopyExchange::balanced_root_shares(std::span<const std::uint64_t> blocks,
+                                              std::uint64_t root_extra, double local_copy_weight,
+                                              std::span<std::uint64_t> shares) {
+  // Each peer i moves min(b_i, t) bytes, the root w * extra + sum of max(0, b_i - t). The
+  // root's side falls as t rises, so the balance point is the one t where both are equal:
+  // with the k largest blocks above it, t = (w * extra + their sum) / (k + 1). Trying k from
+  // 0 up over the blocks in descending order finds the first t that no further block exceeds.
+  PlanVector<std::uint64_t> sorted(blocks.begin(), blocks.end());
+  std::sort(sorted.begin(), sorted.end(), std::greater<>());
+  double above = local_copy_weight * static_cast<double>(root_extra);
+  double balance = above;
+  for (std::size_t k = 0; k < sorted.size(); ++k) {
+    if (static_cast<double>(sorted[k]) <= balance) break;
+    above += static_cast<double>(sorted[k]);
+    balance = above / static_cast<double>(k + 2);
+  }
+  for (std::size_t i = 0; i < blocks.size(); ++i) {
+    const double excess = static_cast<double>(blocks[i]) - balance;
+    // Rounded down to a cache line, as balanced_root_share.
+    shares[i] = excess > 0 ? static_cast<std::uint64_t>(excess) / 64 * 64 : 0;
+  }
 }
 
 bool SingleCopyExchange::arrival_of(CollectiveOp& op, TeamImpl& team, int peer,
@@ -136,18 +161,15 @@ bool SteppedTransfer::step(const CollectiveOp& op, TeamImpl& team, int peer, std
 }
 
 void SingleCopyExchange::start_blocks(Flow flow, std::uint64_t block_bytes, int ranks,
-                                      bool root_copies_own, double local_copy_weight,
-                                      std::byte* local, const topology::Tree* tree,
-                                      bool cooperative) {
+                                      double local_copy_weight, std::byte* local,
+                                      const topology::Tree* tree, bool cooperative) {
   // Along a tree the root splits blocks with its children only.
   const int sharers =
       tree != nullptr
           ? static_cast<int>(tree->children[static_cast<std::size_t>(tree->root)].size()) + 1
           : ranks;
   const std::uint64_t share =
-      cooperative ? balanced_root_share(block_bytes, sharers, root_copies_own ? block_bytes : 0,
-                                        local_copy_weight)
-                  : 0;
+      cooperative ? balanced_root_share(block_bytes, sharers, block_bytes, local_copy_weight) : 0;
   start({flow, block_bytes, block_bytes, share, local, tree});
 }
 

@@ -33,7 +33,7 @@
 // are at most three levels deep: package, NUMA node, L3).
 //
 // Scatterv and gatherv blocks at or above the threshold move with one copy too, each by the
-// rank that is not the root: the root's table entry for that rank (ScatterTableEntry::kDirect)
+// rank that is not the root: the root's table entry for that rank (GathervTableEntry::kDirect)
 // gives the block's offset in the root's buffer; see ScattervOp and GathervOp.
 //
 // Errors: a rank that leaves early (the team aborted) must not leave a peer writing into its
@@ -101,17 +101,24 @@ class SingleCopyExchange {
   // the rest of its block.
   static std::uint64_t balanced_root_share(std::uint64_t block_bytes, int ranks,
                                            std::uint64_t root_extra, double local_copy_weight);
+  // The same balance over blocks of different sizes (scatterv, gatherv): shares[i] is the
+  // root's leading part of blocks[i], chosen so that no rank moves more than the root, whose
+  // work is its shares plus `root_extra` memcpy'd bytes weighted as above. The largest blocks
+  // give up bytes first; a block at or below the balance point keeps all of its copy.
+  static void balanced_root_shares(std::span<const std::uint64_t> blocks, std::uint64_t root_extra,
+                                   double local_copy_weight, std::span<std::uint64_t> shares);
 
   // Scatter and gather: rank r's block of `block_bytes` sits at r * block_bytes in the root's
-  // buffer; a root that also copies its own block locally (not in place) takes a smaller share.
+  // buffer. The share counts the root's memcpy of its own block, in place or not: the other
+  // ranks cannot see MPI_IN_PLACE, and a root that took a larger share than they leave it would
+  // move the difference twice. In place, the root just finishes its part sooner.
   // `tree`: along that tree (its root is the operation's), else flat. Without `cooperative`
   // (an oversubscribed team) the root takes no share: each rank moves its whole block and
   // leaves without waiting for the root, since a rank waiting for another's copy gives its CPU
   // to the ranks that copy anyway (8 ranks on 2 cores, 32 KiB scatter through the Open MPI
   // plugin: 17.8 -> 5.5-7.8 us per call; Open MPI alone 5.5-7.5).
-  void start_blocks(Flow flow, std::uint64_t block_bytes, int ranks, bool root_copies_own,
-                    double local_copy_weight, std::byte* local, const topology::Tree* tree,
-                    bool cooperative);
+  void start_blocks(Flow flow, std::uint64_t block_bytes, int ranks, double local_copy_weight,
+                    std::byte* local, const topology::Tree* tree, bool cooperative);
 
   // Broadcast of `bytes` from the root's buffer into everyone's `buffer`; along `tree`, or flat.
   void start_broadcast(std::uint64_t bytes, int ranks, std::byte* buffer,

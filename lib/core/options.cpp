@@ -176,6 +176,16 @@ const std::vector<Row>& rows() {
          o.gather_pipeline_max_bytes = static_cast<std::size_t>(
              parse_integer("SHMCOLL_GATHER_PIPELINE_MAX_BYTES", v, 0, 1ll << 40));
        }},
+      {"SHMCOLL_TEAM_CPUS",
+       "CPUs the team counts on to tell whether it is oversubscribed (more ranks than CPUs); "
+       "auto: those the ranks' affinity masks allow",
+       [](const Options& o) {
+         return o.team_cpus > 0 ? std::to_string(o.team_cpus) : std::string("auto");
+       },
+       [](Options& o, const std::string& v) {
+         o.team_cpus =
+             v == "auto" ? 0 : static_cast<int>(parse_integer("SHMCOLL_TEAM_CPUS", v, 1, 1 << 20));
+       }},
       {"SHMCOLL_VERBOSE", "1: rank 0 logs each team's data paths to stderr when it forms",
        [](const Options& o) { return std::string(o.verbose ? "1" : "0"); },
        [](Options& o, const std::string& v) {

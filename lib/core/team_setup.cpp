@@ -34,6 +34,7 @@ struct JoinInfo {
   std::uint32_t gather_algorithm = 0;
   std::uint32_t single_copy = 0;
   std::uint32_t verbose = 0;
+  std::uint32_t team_cpus = 0;
   std::uint64_t single_copy_min_bytes = 0;
   std::uint64_t oversubscribed_bcast_single_copy_min_bytes = 0;
   std::uint64_t gather_pipeline_min_bytes = 0;
@@ -94,6 +95,7 @@ void TeamImpl::form(Bootstrap& bootstrap) {
     mine.gather_pipeline_min_bytes = options_.gather_pipeline_min_bytes;
     mine.gather_pipeline_max_bytes = options_.gather_pipeline_max_bytes;
     mine.verbose = options_.verbose ? 1 : 0;
+    mine.team_cpus = static_cast<std::uint32_t>(options_.team_cpus);
     mine.nonce = segment::random_nonce();
   }
   std::vector<JoinInfo> all(static_cast<std::size_t>(size_));
@@ -147,8 +149,10 @@ void TeamImpl::form(Bootstrap& bootstrap) {
     places_.push_back(all[static_cast<std::size_t>(r)].place);
   }
   // More ranks than CPUs the ranks may run on, together (bound ranks each see one CPU, hence
-  // the union); without any mask, the CPUs online.
-  const int cpus = CPU_COUNT(&team_cpus) > 0
+  // the union); without any mask, the CPUs online; SHMCOLL_TEAM_CPUS (rank 0's) overrides.
+  options_.team_cpus = static_cast<int>(creator.team_cpus);
+  const int cpus = options_.team_cpus > 0 ? options_.team_cpus
+                   : CPU_COUNT(&team_cpus) > 0
                        ? CPU_COUNT(&team_cpus)
                        : static_cast<int>(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN)));
   oversubscribed_ = size_ > cpus;

@@ -37,6 +37,7 @@ std::uint64_t layout_hash() {
       offsetof(StatusLine, shared_id),
       sizeof(ProgressLine),
       offsetof(ProgressLine, copied_op),
+      offsetof(ProgressLine, shared_op),
       RankArea::kControlLines,
       sizeof(SignatureHistory),
       SignatureHistory::kEntries,

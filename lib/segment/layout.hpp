@@ -32,7 +32,7 @@ using sync::kCacheLine;
 using sync::WakeLine;
 
 inline constexpr std::uint64_t kMagic = 0x4c4c4f434d485321ull;  // "!SHMCOLL" little-endian
-inline constexpr std::uint32_t kVersion = 6;
+inline constexpr std::uint32_t kVersion = 7;
 // The granule of NUMA placement (numa_placement.hpp): rank areas start on multiples of it. The
 // base page size of the platforms shmcoll runs on; a larger page only coarsens the placement.
 inline constexpr std::uint64_t kPageBytes = 4096;
@@ -89,6 +89,10 @@ struct alignas(kCacheLine) ProgressLine {
   // (scatterv, gatherv), where chunk acknowledgements in `tag` cannot say it, or of a single
   // copy it left without waiting for the root (SingleCopyExchange without a root share).
   std::atomic<std::uint64_t> copied_op;
+  // The last v-form operation in which this rank, as its root, finished its share of the
+  // single-copy blocks (the leading bytes of each, written into a scatterv receiver's buffer or
+  // read from a gatherv sender's). Those ranks wait for it before they leave.
+  std::atomic<std::uint64_t> shared_op;
 };
 static_assert(sizeof(ProgressLine) == kCacheLine);
 

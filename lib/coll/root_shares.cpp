@@ -1,0 +1,63 @@
+#include "coll/root_shares.hpp"
+
+#include <string>
+
+namespace shmcoll {
+
+void RootShares::plan(PlanVector<Block>&& blocks, std::uint64_t root_extra,
+                      double local_copy_weight, bool cooperative) {
+  blocks_ = std::move(blocks);
+  next_ = 0;
+  if (!cooperative || blocks_.empty()) return;
+  PlanVector<std::uint64_t> sizes, shares(blocks_.size());
+  for (const Block& b : blocks_) sizes.push_back(b.bytes);
+  SingleCopyExchange::balanced_root_shares(as_span(sizes), root_extra, local_copy_weight,
+                                           {shares.data(), shares.size()});
+  for (std::size_t i = 0; i < blocks_.size(); ++i) blocks_[i].share = shares[i];
+}
+
+bool RootShares::move(CollectiveOp& op, TeamImpl& team, bool into_peers,
+                      sync::WaitTarget& blocked_on) {
+  for (; next_ < blocks_.size(); ++next_) {
+    const Block& b = blocks_[next_];
+    if (b.share == 0) continue;
+    segment::StatusLine& status = team.area(b.peer).status();
+    PeerArrival arrival;
+    switch (read_peer_arrival(status, op.op(), arrival)) {
+      case PeerState::kNotArrived:
+        blocked_on = {&status.tag, sync::make_tag(op.op(), sync::kStepArrived), b.peer};
+        return false;
+      case PeerState::kPassed:
+        // A peer given a share waits for this rank's shared_op: one that left took another
+        // path (its error, if it found one, comes first).
+        team.check_aborted();
+        team.fail(Status::kInvalidArgument,
+                  std::string("argument mismatch in ") + kind_name(op.signature().kind) +
+                      " (root " + std::to_string(op.signature().root) + ", operation #" +
+                      std::to_string(op.op()) + "): rank " + std::to_string(b.peer) +
+                      " left before the root's single copy of its block, so its collective, "
+                      "root or size differs from the root's");
+      case PeerState::kRead:
+        break;
+    }
+    // Its size must be the block's before this rank writes into or reads from its buffer.
+    op.check_peer_signature(b.peer, arrival.packed, arrival.bytes);
+    if (!piece_.step(op, team, b.peer, arrival.address, arrival.shared_id, b.local, b.share,
+                     into_peers, blocked_on))
+      return false;
+  }
+  // release (publish): the shares, moved by system calls (or memcpy) on this CPU, are over
+  // before a peer that acquires this may leave and release its buffer.
+  team.publish(team.self().progress().shared_op, op.op());
+  return true;
+}
+
+bool RootShares::root_done(const CollectiveOp& op, TeamImpl& team, int root,
+                           sync::WaitTarget& blocked_on) {
+  const sync::WaitTarget t{&team.area(root).progress().shared_op, op.op(), root};
+  if (sync::reached(t)) return true;
+  blocked_on = t;
+  return false;
+}
+
+}  // namespace shmcoll

@@ -1,0 +1,58 @@
+// The root's part of the v-forms' single copies. A scatterv or gatherv block at or above the
+// single-copy threshold is moved by its non-root rank with one cross-memory copy; left at
+// that, the root only waits while each peer moves its whole block. So the root takes the
+// leading bytes of each such block (its share: written into a scatterv receiver's buffer,
+// read from a gatherv sender's) and the peer the rest, both cores copying at once, as the
+// uniform forms do (SingleCopyExchange). Unlike there, only the root knows every block's size,
+// so it chooses the shares (SingleCopyExchange::balanced_root_shares) and tells each peer its
+// own in the record or table entry that already says where the block is.
+//
+// Order: the root moves a share only after it has read that peer's arrival and checked its
+// signature (so it never touches a buffer shorter than the block), then publishes
+// ProgressLine::shared_op. A peer with a share reports its own copy (copied_op) and then
+// leaves only once the root's shared_op reaches the operation: its buffer is in use until then.
+// Writes into a receiver's buffer are announced and fenced against its drain
+// (SingleCopyExchange::transfer), so a receiver leaving on an error drains first.
+//
+// No shares along a topology tree (the blocks of deeper ranks pass their parents) nor in an
+// oversubscribed team, where a root waiting for its peers only takes CPU from ranks that copy.
+#pragma once
+
+#include <cstdint>
+
+#include "coll/single_copy.hpp"
+#include "core/plan_vector.hpp"
+
+namespace shmcoll {
+
+class RootShares {
+ public:
+  struct Block {
+    int peer = 0;
+    std::byte* local = nullptr;  // the root's side: where the block starts in its buffer
+    std::uint64_t bytes = 0;
+    std::uint64_t share = 0;
+  };
+
+  // Root: `blocks` (peer, local, bytes) of the single-copy peers, in the order their records go
+  // out; sets their shares. `root_extra`: bytes the root memcpys itself in this call (its own
+  // block, the streamed blocks), which lower its shares.
+  void plan(PlanVector<Block>&& blocks, std::uint64_t root_extra, double local_copy_weight,
+            bool cooperative);
+  // Root: the share of the block of the i-th single-copy peer.
+  const PlanVector<Block>& blocks() const { return blocks_; }
+  // Root: moves each share (into the peers' buffers when `into_peers`, else out of them), then
+  // publishes shared_op. True once done; otherwise `blocked_on` names the wait.
+  bool move(CollectiveOp& op, TeamImpl& team, bool into_peers, sync::WaitTarget& blocked_on);
+
+  // A peer whose record gave it a share, after its own copy: true once the root has moved it.
+  static bool root_done(const CollectiveOp& op, TeamImpl& team, int root,
+                        sync::WaitTarget& blocked_on);
+
+ private:
+  PlanVector<Block> blocks_;
+  std::size_t next_ = 0;
+  SteppedTransfer piece_;
+};
+
+}  // namespace shmcoll
