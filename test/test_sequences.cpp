@@ -7,6 +7,7 @@
 #include <random>
 #include <thread>
 
+#include "segment/layout.hpp"
 #include "support/buffers.hpp"
 #include "support/collective_checks.hpp"
 
@@ -48,7 +49,7 @@ TEST_CASE("scatterv: roots run ahead of a late receiver by more than its inbox h
   // rank 3 starts 300 ms late, after root 0 posted all the records it could. Then roots change
   // from call to call, so each inbox line is rewritten by other writers; unit 2 gives inline
   // blocks, unit 24 some that go through the stream. Basic checks: under full ones the root
-  // waits for every arrival, under deferred ones for the history's eight operations.
+  // waits for every arrival, under deferred ones for the history's operations.
   std::string job;
   auto outcome = run_ranks(
       {.nranks = 4},
@@ -57,9 +58,11 @@ TEST_CASE("scatterv: roots run ahead of a late receiver by more than its inbox h
         o.checks = CheckLevel::kBasic;
         Team team(ctx.bootstrap, o);
         if (team.rank() == 3) std::this_thread::sleep_for(std::chrono::milliseconds(300));
-        for (std::uint64_t seq = 1; seq <= 24; ++seq)
+        // One and a half times the inbox's lines from root 0, then as many with other roots.
+        constexpr std::uint64_t kFirst = segment::Inbox::kLines * 3 / 2;
+        for (std::uint64_t seq = 1; seq <= kFirst; ++seq)
           check_scatterv(team, ctx, {.seq = seq, .root = 0, .count = seq % 3 == 0 ? 24u : 2u});
-        for (std::uint64_t seq = 25; seq <= 64; ++seq) {
+        for (std::uint64_t seq = kFirst + 1; seq <= 2 * kFirst + 16; ++seq) {
           if (team.rank() == static_cast<int>(seq % 4))
             std::this_thread::sleep_for(std::chrono::milliseconds(1));
           check_scatterv(team, ctx,

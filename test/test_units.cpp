@@ -202,10 +202,13 @@ TEST_CASE("segment geometry: a fixed part plus a per-rank part, all page aligned
   CHECK(g.ranks_offset() % segment::kPageBytes == 0);
   CHECK(g.rank_stride() % segment::kPageBytes == 0);
   CHECK(g.total_bytes() == g.ranks_offset() + 16 * g.rank_stride());
-  // 7 control lines and 4 slots (262,592 bytes), rounded up to whole pages.
+  // 47 control lines, 4 slot headers and 4 slots (265,408 bytes), rounded up to whole pages.
+  static_assert(segment::RankArea::kControlLines == 47);
   CHECK(g.rank_stride() == 65 * 4096);
   segment::Geometry small{3, 2, 1024};
-  CHECK(small.rank_stride() == 4096);  // 9 lines + 2 KiB fit in one page
+  CHECK(small.rank_stride() == 2 * 4096);  // 49 lines + 2 KiB: just over one page
+  // The default small team's 16 slot headers still share the first page with the control lines.
+  CHECK(segment::Geometry{2, 16, 65536}.rank_stride() == 257 * 4096);
 }
 
 }  // namespace shmcoll
