@@ -362,6 +362,10 @@ TEST_CASE(
   shape.oversubscribed = true;
   CHECK_FALSE(choose(shape, Kind::kBcast, (1 << 20) - 1).single_copy);
   CHECK(choose(shape, Kind::kBcast, 1 << 20).single_copy);
+  shape.slots = 16;  // a 1 MiB ring holds a 1 MiB broadcast: the slots keep it
+  CHECK_FALSE(choose(shape, Kind::kBcast, 1 << 20).single_copy);
+  CHECK(choose(shape, Kind::kBcast, (1 << 20) + 1).single_copy);
+  shape.slots = 4;
   CHECK(choose(shape, Kind::kScatter, 32768).single_copy);
   CHECK(choose(shape, Kind::kGather, 32768).single_copy);
   shape.single_copy_always = true;  // no exception for the broadcast

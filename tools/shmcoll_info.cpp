@@ -47,8 +47,9 @@ void print_algorithms(const shmcoll::Options& options, int ranks,
   shape.one_level = tree.depth <= 1;
   shape.single_copy = options.single_copy != shmcoll::SingleCopy::kOff;
   shape.single_copy_always = options.single_copy == shmcoll::SingleCopy::kAlways;
-  // As a team would see it with its ranks free to run on this process's CPUs.
-  shape.oversubscribed = ranks > available_cpus();
+  // As a team would see it with its ranks free to run on this process's CPUs (or on
+  // SHMCOLL_TEAM_CPUS of them).
+  shape.oversubscribed = ranks > (options.team_cpus > 0 ? options.team_cpus : available_cpus());
   shape.single_copy_min_bytes = options.single_copy_min_bytes;
   shape.oversubscribed_bcast_single_copy_min_bytes =
       options.oversubscribed_bcast_single_copy_min_bytes;

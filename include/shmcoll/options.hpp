@@ -71,7 +71,9 @@ struct Options {
   // writes each chunk once and the peers read it while it is in cache). Measured with 4 and 8
   // ranks on 2 cores (bench/results/oversubscribed-bcast-2026-11-22-2core-vm): from 1 MiB the
   // single copy is faster at 8 ranks, and at 4 ranks it is faster from 4 MiB and within 0.8 of
-  // Open MPI from 1 MiB.
+  // Open MPI from 1 MiB (4 slots of 64 KiB then). A message the team's slot ring holds keeps
+  // the slots whatever this says: the root then writes it without waiting for a reader
+  // (registry::single_copy_block; with 1 MiB of ring, 1 MiB took 0.4-0.6x the single copy's time).
   std::size_t oversubscribed_bcast_single_copy_min_bytes = 1024 * 1024;
   // Blocks a gather in a team of 2 ranks with at least kPipelineRingBytes of slots per rank,
   // not oversubscribed, moves through the slots instead of the single copy: from the minimum to

@@ -14,9 +14,15 @@ bool single_copy_block(const TeamShape& shape, Kind kind, std::uint64_t block_by
     return false;
   if (shape.single_copy_always) return true;
   // In an oversubscribed team every peer of a broadcast copies the whole message from the root
-  // in its own time slice; only large messages gain over the slots' cached chunks.
+  // in its own time slice; only large messages gain over the slots' cached chunks, and only
+  // those the slot ring cannot hold: a message that fits, the root writes without waiting for
+  // any reader, and each reader copies it at memcpy speed when its turn comes. 1 MiB through a
+  // 1 MiB ring, Open MPI plugin, 4 rounds: 4 ranks on 2 CPUs 50-55 us against 124-137 with the
+  // single copy (Open MPI 220-247), 8 ranks 105-133 against 178-225 (Open MPI 197-243); at 2 MiB,
+  // past the ring, neither path wins every round (8 ranks: 324-496 and 383-468).
   if (kind == Kind::kBcast && shape.oversubscribed)
-    return block_bytes >= shape.oversubscribed_bcast_single_copy_min_bytes;
+    return block_bytes >= shape.oversubscribed_bcast_single_copy_min_bytes &&
+           block_bytes > std::uint64_t{shape.slots} * shape.slot_bytes;
   // A deep ring pipelines a gather's copy-in and copy-out at memcpy speed in a team of 2, where
   // the sender and the root each have a CPU (Options::gather_pipeline_min_bytes for what the
   // other collectives measured).

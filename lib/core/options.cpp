@@ -153,7 +153,7 @@ const std::vector<Row>& rows() {
        }},
       {"SHMCOLL_OVERSUBSCRIBED_BCAST_SINGLE_COPY_MIN_BYTES",
        "message size from which a broadcast uses the single copy in a team with more ranks than "
-       "CPUs (SHMCOLL_SINGLE_COPY=auto)",
+       "CPUs (SHMCOLL_SINGLE_COPY=auto), if it is also larger than the slot ring of a rank",
        [](const Options& o) {
          return std::to_string(o.oversubscribed_bcast_single_copy_min_bytes);
        },

@@ -274,10 +274,13 @@ std::string TeamImpl::data_paths() const {
   }
   if (options_.single_copy == SingleCopy::kAlways) return text;
   if (oversubscribed_) {
-    return text + ", for broadcast from " +
-           std::to_string(std::max(options_.single_copy_min_bytes,
-                                   options_.oversubscribed_bcast_single_copy_min_bytes)) +
-           " bytes (the team is oversubscribed)";
+    // registry::single_copy_block: from the larger minimum, and past the slot ring.
+    const std::uint64_t ring = std::uint64_t{slots()} * slot_bytes();
+    const std::uint64_t from =
+        std::max<std::uint64_t>({options_.single_copy_min_bytes,
+                                 options_.oversubscribed_bcast_single_copy_min_bytes, ring + 1});
+    return text + ", for broadcast from " + std::to_string(from) +
+           " bytes (the team is oversubscribed; a message its slot ring holds keeps the slots)";
   }
   if (deep_ring && size_ == 2 &&
       options_.gather_pipeline_max_bytes >=
