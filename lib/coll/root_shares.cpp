@@ -8,16 +8,23 @@ void RootShares::plan(PlanVector<Block>&& blocks, std::uint64_t root_extra,
                       double local_copy_weight, bool cooperative) {
   blocks_ = std::move(blocks);
   next_ = 0;
+  sharing_ = false;
   if (!cooperative || blocks_.empty()) return;
   PlanVector<std::uint64_t> sizes, shares(blocks_.size());
   for (const Block& b : blocks_) sizes.push_back(b.bytes);
   SingleCopyExchange::balanced_root_shares(as_span(sizes), root_extra, local_copy_weight,
                                            {shares.data(), shares.size()});
-  for (std::size_t i = 0; i < blocks_.size(); ++i) blocks_[i].share = shares[i];
+  for (std::size_t i = 0; i < blocks_.size(); ++i) {
+    blocks_[i].share = shares[i];
+    sharing_ = sharing_ || shares[i] > 0;
+  }
 }
 
 bool RootShares::move(CollectiveOp& op, TeamImpl& team, bool into_peers,
                       sync::WaitTarget& blocked_on) {
+  // Most calls (small blocks, none direct) have no share: no report either, since no peer
+  // waits for one.
+  if (!sharing_) return true;
   for (; next_ < blocks_.size(); ++next_) {
     const Block& b = blocks_[next_];
     if (b.share == 0) continue;

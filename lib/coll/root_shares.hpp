@@ -34,15 +34,16 @@ class RootShares {
     std::uint64_t share = 0;
   };
 
-  // Root: `blocks` (peer, local, bytes) of the single-copy peers, in the order their records go
-  // out; sets their shares. `root_extra`: bytes the root memcpys itself in this call (its own
-  // block, the streamed blocks), which lower its shares.
+  // Root: `blocks` (peer, local, bytes) of the single-copy peers, in rank order (lookups by
+  // rank search them); sets their shares. `root_extra`: bytes the root memcpys itself in this call
+  // (its own block, the streamed blocks), which lower its shares.
   void plan(PlanVector<Block>&& blocks, std::uint64_t root_extra, double local_copy_weight,
             bool cooperative);
-  // Root: the share of the block of the i-th single-copy peer.
+  // Root: the single-copy peers' blocks with their shares.
   const PlanVector<Block>& blocks() const { return blocks_; }
   // Root: moves each share (into the peers' buffers when `into_peers`, else out of them), then
-  // publishes shared_op. True once done; otherwise `blocked_on` names the wait.
+  // publishes shared_op (when some share is not 0: otherwise no peer waits for it). True once
+  // done; otherwise `blocked_on` names the wait.
   bool move(CollectiveOp& op, TeamImpl& team, bool into_peers, sync::WaitTarget& blocked_on);
 
   // A peer whose record gave it a share, after its own copy: true once the root has moved it.
@@ -51,6 +52,7 @@ class RootShares {
 
  private:
   PlanVector<Block> blocks_;
+  bool sharing_ = false;  // some share is not 0
   std::size_t next_ = 0;
   SteppedTransfer piece_;
 };
