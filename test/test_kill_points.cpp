@@ -2,7 +2,9 @@
 // (lib/core/fault_points.hpp) -- after its arrival, after publishing or reading a chunk, with
 // a single-copy transfer announced, after its data moved -- as root and as non-root, in each of
 // the five collectives. The others must get PeerFailed or Timeout within 2 s, and nothing may be
-// left in /dev/shm. (test_kill.cpp kills at random moments; this covers each stage on purpose.)
+// left in /dev/shm. Each job runs twice: as this machine's oversubscribed team, and counted on
+// more CPUs (SHMCOLL_TEAM_CPUS), where the root shares the single copies' blocks. (test_kill.cpp
+// kills at random moments; this covers each stage on purpose.)
 #include <doctest/doctest.h>
 #include <signal.h>
 
@@ -51,59 +53,63 @@ TEST_CASE(
       const auto point = static_cast<FaultPoint>(p);
       for (const bool victim_is_root : {true, false}) {
         for (const int hit : {1, 3}) {
-          const int root = 1;
-          const int victim = victim_is_root ? root : 2;
-          // Chunks need the slots; the single-copy point needs the single copy; the others
-          // take both paths.
-          const bool single_copy =
-              point == FaultPoint::kSingleCopy ||
-              (point != FaultPoint::kChunkPublished && point != FaultPoint::kChunkRead && hit == 3);
-          auto outcome = run_ranks(
-              {.nranks = kRanks, .deadline_s = 30, .stop_on_failure = false},
-              [&](RankContext& ctx) {
-                Options o = test_options(1024, 2);
-                o.single_copy_min_bytes = single_copy ? 1 : SIZE_MAX;
-                o.single_copy = SingleCopy::kAlways;  // broadcast too, oversubscribed
-                Team team(ctx.bootstrap, o);
-                team.barrier();
-                if (ctx.rank == victim) {
-                  g_target = point;
-                  g_countdown = hit;
-                  fault_hook.store(kill_at_target, std::memory_order_relaxed);
-                }
-                using Clock = std::chrono::steady_clock;
-                auto last_progress = Clock::now();
-                try {
-                  for (std::uint64_t seq = 1; seq <= 4; ++seq) {
-                    kCheckCalls[which](team, ctx, {.seq = seq, .root = root, .count = 5000});
-                    last_progress = Clock::now();
+          for (const int team_cpus : {0, 64}) {
+            const int root = 1;
+            const int victim = victim_is_root ? root : 2;
+            // Chunks need the slots; the single-copy point needs the single copy; the others
+            // take both paths.
+            const bool single_copy =
+                point == FaultPoint::kSingleCopy || (point != FaultPoint::kChunkPublished &&
+                                                     point != FaultPoint::kChunkRead && hit == 3);
+            auto outcome = run_ranks(
+                {.nranks = kRanks, .deadline_s = 30, .stop_on_failure = false},
+                [&](RankContext& ctx) {
+                  Options o = test_options(1024, 2);
+                  o.single_copy_min_bytes = single_copy ? 1 : SIZE_MAX;
+                  o.single_copy = SingleCopy::kAlways;  // broadcast too, oversubscribed
+                  o.team_cpus = team_cpus;
+                  Team team(ctx.bootstrap, o);
+                  team.barrier();
+                  if (ctx.rank == victim) {
+                    g_target = point;
+                    g_countdown = hit;
+                    fault_hook.store(kill_at_target, std::memory_order_relaxed);
                   }
-                } catch (const Error& e) {
-                  const double stalled =
-                      std::chrono::duration<double>(Clock::now() - last_progress).count();
-                  if (stalled > 2.0) ctx.fail("error %.2f s after the kill: %s", stalled, e.what());
-                  if (e.status() != Status::kPeerFailed && e.status() != Status::kTimeout) {
-                    ctx.fail("unexpected error kind '%s': %s", status_name(e.status()), e.what());
+                  using Clock = std::chrono::steady_clock;
+                  auto last_progress = Clock::now();
+                  try {
+                    for (std::uint64_t seq = 1; seq <= 4; ++seq) {
+                      kCheckCalls[which](team, ctx, {.seq = seq, .root = root, .count = 5000});
+                      last_progress = Clock::now();
+                    }
+                  } catch (const Error& e) {
+                    const double stalled =
+                        std::chrono::duration<double>(Clock::now() - last_progress).count();
+                    if (stalled > 2.0)
+                      ctx.fail("error %.2f s after the kill: %s", stalled, e.what());
+                    if (e.status() != Status::kPeerFailed && e.status() != Status::kTimeout) {
+                      ctx.fail("unexpected error kind '%s': %s", status_name(e.status()), e.what());
+                    }
                   }
-                }
-              });
-          ++jobs;
-          INFO(names[which] << ", killed at '" << point_name(point) << "' hit " << hit
-                            << (victim_is_root ? " as root" : " as non-root")
-                            << (single_copy ? ", single copy" : ", slots") << ": "
-                            << outcome.summary());
-          CHECK_FALSE(outcome.timed_out);
-          const auto& v = outcome.ranks[static_cast<std::size_t>(victim)];
-          if (v.signal == SIGKILL) {
-            ++kills[point];
-            for (int r = 0; r < kRanks; ++r) {
-              // Survivors end cleanly: with PeerFailed or Timeout within 2 s (checked in the
-              // rank), or having finished calls that no longer needed the victim.
-              if (r != victim) CHECK(outcome.ranks[static_cast<std::size_t>(r)].succeeded());
+                });
+            ++jobs;
+            INFO(names[which] << ", killed at '" << point_name(point) << "' hit " << hit
+                              << (victim_is_root ? " as root" : " as non-root")
+                              << (single_copy ? ", single copy" : ", slots")
+                              << (team_cpus > 0 ? ", shares" : "") << ": " << outcome.summary());
+            CHECK_FALSE(outcome.timed_out);
+            const auto& v = outcome.ranks[static_cast<std::size_t>(victim)];
+            if (v.signal == SIGKILL) {
+              ++kills[point];
+              for (int r = 0; r < kRanks; ++r) {
+                // Survivors end cleanly: with PeerFailed or Timeout within 2 s (checked in the
+                // rank), or having finished calls that no longer needed the victim.
+                if (r != victim) CHECK(outcome.ranks[static_cast<std::size_t>(r)].succeeded());
+              }
+            } else {
+              // The point is not on this rank's path in this collective: nothing may fail.
+              CHECK(outcome.succeeded());
             }
-          } else {
-            // The point is not on this rank's path in this collective: nothing may fail.
-            CHECK(outcome.succeeded());
           }
         }
       }
