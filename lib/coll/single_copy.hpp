@@ -32,9 +32,10 @@
 // have read it). The levels do not pipeline: a child waits for its parent's whole copy (trees
 // are at most three levels deep: package, NUMA node, L3).
 //
-// Scatterv and gatherv blocks at or above the threshold move with one copy too, each by the
-// rank that is not the root: the root's table entry for that rank (GathervTableEntry::kDirect)
-// gives the block's offset in the root's buffer; see ScattervOp and GathervOp.
+// Scatterv and gatherv blocks at or above the threshold move with one copy too, mostly by the
+// rank that is not the root: the root's record (scatterv) or table entry (gatherv) for that
+// rank gives the block's offset in the root's buffer and the root's share of it, which the root
+// moves itself (root_shares.hpp); see ScattervOp and GathervOp.
 //
 // Errors: a rank that leaves early (the team aborted) must not leave a peer writing into its
 // buffer, which the caller may free as soon as the error reaches it. Writers announce each
