@@ -28,27 +28,21 @@ bool RootShares::move(CollectiveOp& op, TeamImpl& team, bool into_peers,
   for (; next_ < blocks_.size(); ++next_) {
     const Block& b = blocks_[next_];
     if (b.share == 0) continue;
-    segment::StatusLine& status = team.area(b.peer).status();
     PeerArrival arrival;
-    switch (read_peer_arrival(status, op.op(), arrival)) {
-      case PeerState::kNotArrived:
-        blocked_on = {&status.tag, sync::make_tag(op.op(), sync::kStepArrived), b.peer};
-        return false;
-      case PeerState::kPassed:
-        // A peer given a share waits for this rank's shared_op: one that left took another
-        // path (its error, if it found one, comes first).
-        team.check_aborted();
-        team.fail(Status::kInvalidArgument,
-                  std::string("argument mismatch in ") + kind_name(op.signature().kind) +
-                      " (root " + std::to_string(op.signature().root) + ", operation #" +
-                      std::to_string(op.op()) + "): rank " + std::to_string(b.peer) +
-                      " left before the root's single copy of its block, so its collective, "
-                      "root or size differs from the root's");
-      case PeerState::kRead:
-        break;
+    const PeerState state =
+        SingleCopyExchange::checked_arrival(op, team, b.peer, arrival, blocked_on);
+    if (state == PeerState::kNotArrived) return false;
+    if (state == PeerState::kPassed) {
+      // A peer given a share waits for this rank's shared_op: one that left took another
+      // path (its error, if it found one, comes first).
+      team.check_aborted();
+      team.fail(Status::kInvalidArgument,
+                std::string("argument mismatch in ") + kind_name(op.signature().kind) + " (root " +
+                    std::to_string(op.signature().root) + ", operation #" +
+                    std::to_string(op.op()) + "): rank " + std::to_string(b.peer) +
+                    " left before the root's single copy of its block, so its collective, "
+                    "root or size differs from the root's");
     }
-    // Its size must be the block's before this rank writes into or reads from its buffer.
-    op.check_peer_signature(b.peer, arrival.packed, arrival.bytes);
     if (!piece_.step(op, team, b.peer, arrival.address, arrival.shared_id, b.local, b.share,
                      into_peers, blocked_on))
       return false;

@@ -24,8 +24,9 @@ ScattervOp::ScattervOp(TeamImpl& team, const void* sendbuf, std::span<const Coun
   if (!ctx.is_root()) {
     sig_.bytes = validate::bytes(ctx, "recvcount", recvcount, recvtype);
     validate::buffer(ctx, "recvbuf", recvbuf, sig_.bytes);
-    // The root may write a share of a single-copy block into it (root_shares.hpp).
-    expose(recvbuf);
+    // The root may write a share of a single-copy block into it (root_shares.hpp); a smaller
+    // block's receiver publishes no address (which costs a lookup among shared buffers).
+    if (path_of(sig_.bytes) == BlockPath::kDirect) expose(recvbuf);
     return;
   }
   blocks_ = validate::blocks(ctx, "sendcounts", sendcounts, "displs", displs, sendtype);

@@ -57,37 +57,38 @@ void SingleCopyExchange::balanced_root_shares(std::span<const std::uint64_t> blo
   }
 }
 
+PeerState SingleCopyExchange::checked_arrival(CollectiveOp& op, TeamImpl& team, int peer,
+                                              PeerArrival& arrival, sync::WaitTarget& blocked_on) {
+  segment::StatusLine& status = team.area(peer).status();
+  const PeerState state = read_peer_arrival(status, op.op(), arrival);
+  if (state == PeerState::kNotArrived)
+    blocked_on = {&status.tag, make_tag(op.op(), sync::kStepArrived), peer};
+  // Kind, root and size must match before this rank copies into or out of the peer's buffer.
+  if (state == PeerState::kRead) op.check_peer_signature(peer, arrival.packed, arrival.bytes);
+  return state;
+}
+
 bool SingleCopyExchange::arrival_of(CollectiveOp& op, TeamImpl& team, int peer,
                                     PeerArrival& arrival, sync::WaitTarget& blocked_on) {
-  segment::StatusLine& status = team.area(peer).status();
-  switch (read_peer_arrival(status, op.op(), arrival)) {
-    case PeerState::kNotArrived:
-      blocked_on = {&status.tag, make_tag(op.op(), sync::kStepArrived), peer};
-      return false;
-    case PeerState::kPassed:
-      // Without a root share a peer leaves once its own copy is over, having set copied_op
-      // (the acquire load of its status tag above made that visible). It may since have
-      // copied in later operations whose roots were not this one, so copied_op may be larger.
-      // A peer that took the slots here (a size mismatch) and a single copy later passes too:
-      // deferred checks find it from the peer's history, and basic ones do not promise to.
-      if (plan_.root_share == 0 &&
-          team.area(peer).progress().copied_op.load(std::memory_order_acquire) >= op.op())
-        return true;
-      // Otherwise a peer that left without waiting for this rank's share did not take the
-      // single copy, which matching arguments would have made it take.
-      team.fail(Status::kInvalidArgument,
-                std::string("argument mismatch in ") + kind_name(op.signature().kind) + " (root " +
-                    std::to_string(op.signature().root) + ", operation #" +
-                    std::to_string(op.op()) + "): rank " + std::to_string(peer) +
-                    " completed it through the slots, so its collective, root or size differs "
-                    "from rank " +
-                    std::to_string(team.rank()) + "'s " + op.signature().describe_bytes());
-    case PeerState::kRead:
-      break;
-  }
-  // Kind, root and size must match before this rank copies into or out of the peer's buffer.
-  op.check_peer_signature(peer, arrival.packed, arrival.bytes);
-  return true;
+  const PeerState state = checked_arrival(op, team, peer, arrival, blocked_on);
+  if (state != PeerState::kPassed) return state == PeerState::kRead;
+  // Without a root share a peer leaves once its own copy is over, having set copied_op (the
+  // acquire load of its status tag made that visible). It may since have copied in later
+  // operations whose roots were not this one, so copied_op may be larger. A peer that took the
+  // slots here (a size mismatch) and a single copy later passes too: deferred checks find it
+  // from the peer's history, and basic ones do not promise to.
+  if (plan_.root_share == 0 &&
+      team.area(peer).progress().copied_op.load(std::memory_order_acquire) >= op.op())
+    return true;
+  // Otherwise a peer that left without waiting for this rank's share did not take the single
+  // copy, which matching arguments would have made it take.
+  team.fail(Status::kInvalidArgument,
+            std::string("argument mismatch in ") + kind_name(op.signature().kind) + " (root " +
+                std::to_string(op.signature().root) + ", operation #" + std::to_string(op.op()) +
+                "): rank " + std::to_string(peer) +
+                " completed it through the slots, so its collective, root or size differs "
+                "from rank " +
+                std::to_string(team.rank()) + "'s " + op.signature().describe_bytes());
 }
 
 void SingleCopyExchange::transfer(const CollectiveOp& op, TeamImpl& team, int peer,

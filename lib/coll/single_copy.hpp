@@ -145,6 +145,11 @@ class SingleCopyExchange {
   static void transfer(const CollectiveOp& op, TeamImpl& team, int peer, std::uint64_t remote,
                        std::uint64_t shared_id, std::byte* local, std::uint64_t bytes,
                        bool local_is_source);
+  // Reads `peer`'s arrival in `op`. kNotArrived sets `blocked_on`; kRead has checked the
+  // peer's kind, root and size against this rank's (before any byte moves into or out of its
+  // buffer); kPassed (the peer is beyond `op`) is the caller's to judge.
+  static PeerState checked_arrival(CollectiveOp& op, TeamImpl& team, int peer, PeerArrival& arrival,
+                                   sync::WaitTarget& blocked_on);
   // The v-forms' root: true once every rank in `peers` from `next` on has published
   // ProgressLine::copied_op >= op (its single copy is over); else the wait in `blocked_on`.
   static bool all_copied(TeamImpl& team, std::uint64_t op, std::span<const int> peers,
