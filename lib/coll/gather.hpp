@@ -90,7 +90,7 @@ class GathervOp final : public CollectiveOp {
            blocks_[static_cast<std::size_t>(peer)].second == 0 && !checked_in_data_path(peer);
   }
   void abandon() override {
-    if (!direct_peers_.empty()) SingleCopyExchange::drain(*this, team_);
+    if (!shares_.empty()) SingleCopyExchange::drain(*this, team_);
   }
   bool advance_root(sync::WaitTarget& blocked_on);
   bool pump_table(sync::WaitTarget& blocked_on);
@@ -113,13 +113,11 @@ class GathervOp final : public CollectiveOp {
   // Single copy: the root streams a table of every rank's block (GathervTableEntry, kDirect
   // where that rank writes its block into recvbuf itself) and waits for those ranks' copies.
   PlanVector<GathervTableEntry> table_;
-  PlanVector<int> direct_peers_;
-  std::size_t next_direct_ = 0;
   bool direct_ = false;  // a sender that writes its own block
   bool direct_started_ = false;
   bool direct_written_ = false;
   bool direct_copied_ = false;  // a direct sender's part is written (the root's share may not be)
-  RootShares shares_;           // root, flat: its leading part of each direct block
+  RootShares shares_;           // root: the direct senders, and its share of each (flat only)
   SteppedTransfer direct_copy_;
   GathervTableEntry entry_;
   RangeReader reader_;

@@ -57,22 +57,21 @@ GathervOp::GathervOp(TeamImpl& team, const void* sendbuf, Count sendcount, Datat
   for (int r = 0; r < team.size(); ++r) {
     if (r == root) continue;
     const validate::Block& blk = blocks[static_cast<std::size_t>(r)];
-    if (team.single_copy_for(Kind::kGatherv, blk.bytes)) {
-      direct_peers_.push_back(r);
+    if (team.single_copy_for(Kind::kGatherv, blk.bytes))
       direct.push_back({r, recvbuf_ + blk.offset, blk.bytes, 0});
-    } else {
+    else
       root_extra += blk.bytes;
-    }
   }
-  if (!direct_peers_.empty()) {
-    if (!tree_)
-      shares_.plan(std::move(direct), root_extra, team.local_copy_weight(), !team.oversubscribed());
+  if (!direct.empty()) {
+    shares_.plan(std::move(direct), root_extra, team.local_copy_weight(),
+                 !tree_ && !team.oversubscribed());
     table_.resize(blocks.size());
     for (std::size_t r = 0; r < blocks.size(); ++r) table_[r] = {blocks[r].offset, blocks[r].bytes};
-    for (int r : direct_peers_)
-      table_[static_cast<std::size_t>(r)].offset |= GathervTableEntry::kDirect;
-    for (const RootShares::Block& b : shares_.blocks())
-      table_[static_cast<std::size_t>(b.peer)].root_share = b.share;
+    for (const RootShares::Block& b : shares_.blocks()) {
+      GathervTableEntry& entry = table_[static_cast<std::size_t>(b.peer)];
+      entry.offset |= GathervTableEntry::kDirect;
+      entry.root_share = b.share;
+    }
   }
 }
 
@@ -115,8 +114,7 @@ bool GathervOp::advance_root(sync::WaitTarget& blocked_on) {
   if (!shares_.move(*this, team_, /*into_peers=*/false, blocked_on)) return false;
   if (!root_side_.pull(team_, blocked_on)) return false;
   // recvbuf is complete once every single-copy sender has written its block.
-  return SingleCopyExchange::all_copied(team_, op_, as_span(direct_peers_), next_direct_,
-                                        blocked_on);
+  return shares_.all_copied(team_, op_, blocked_on);
 }
 
 bool GathervOp::pump_table(sync::WaitTarget& blocked_on) {
@@ -125,9 +123,9 @@ bool GathervOp::pump_table(sync::WaitTarget& blocked_on) {
   };
   auto readers = [&](std::uint64_t c, std::vector<int>& out) {
     const StreamShape& shape = writer_.shape();
-    for (int r : direct_peers_) {
-      if (shape.chunk_of(static_cast<std::uint64_t>(r) * sizeof(GathervTableEntry)) == c)
-        out.push_back(r);
+    for (const RootShares::Block& b : shares_.blocks()) {
+      if (shape.chunk_of(static_cast<std::uint64_t>(b.peer) * sizeof(GathervTableEntry)) == c)
+        out.push_back(b.peer);
     }
   };
   return writer_.pump(team_, fill, readers, blocked_on);
@@ -232,8 +230,7 @@ bool GathervOp::advance_tree(sync::WaitTarget& blocked_on) {
   if (is_root) {
     if (const std::uint64_t step = tree_gather_->deferred_ack()) defer_final_ack(step);
     // recvbuf is complete once every direct sender has written its block.
-    return SingleCopyExchange::all_copied(team_, op_, as_span(direct_peers_), next_direct_,
-                                          blocked_on);
+    return shares_.all_copied(team_, op_, blocked_on);
   }
   if (direct_ && !direct_written_) {
     if (!write_direct_block(blocked_on)) return false;

@@ -8,6 +8,7 @@ void RootShares::plan(PlanVector<Block>&& blocks, std::uint64_t root_extra,
                       double local_copy_weight, bool cooperative) {
   blocks_ = std::move(blocks);
   next_ = 0;
+  next_copied_ = 0;
   sharing_ = false;
   if (!cooperative || blocks_.empty()) return;
   PlanVector<std::uint64_t> sizes, shares(blocks_.size());
@@ -50,6 +51,19 @@ bool RootShares::move(CollectiveOp& op, TeamImpl& team, bool into_peers,
   // release (publish): the shares, moved by system calls (or memcpy) on this CPU, are over
   // before a peer that acquires this may leave and release its buffer.
   team.publish(team.self().progress().shared_op, op.op());
+  return true;
+}
+
+bool RootShares::all_copied(TeamImpl& team, std::uint64_t op, sync::WaitTarget& blocked_on) {
+  for (; next_copied_ < blocks_.size(); ++next_copied_) {
+    const int r = blocks_[next_copied_].peer;
+    // acquire (reached): the peer's copy into or out of the root's buffer happens before.
+    const sync::WaitTarget t{&team.area(r).progress().copied_op, op, r};
+    if (!sync::reached(t)) {
+      blocked_on = t;
+      return false;
+    }
+  }
   return true;
 }
 

@@ -15,7 +15,8 @@
 // (SingleCopyExchange::transfer), so a receiver leaving on an error drains first.
 //
 // No shares along a topology tree (the blocks of deeper ranks pass their parents) nor in an
-// oversubscribed team, where a root waiting for its peers only takes CPU from ranks that copy.
+// oversubscribed team, where a root waiting for its peers only takes CPU from ranks that copy:
+// there every share is 0, and the blocks only say which peers copy theirs (all_copied).
 #pragma once
 
 #include <cstdint>
@@ -41,10 +42,15 @@ class RootShares {
             bool cooperative);
   // Root: the single-copy peers' blocks with their shares.
   const PlanVector<Block>& blocks() const { return blocks_; }
+  bool empty() const { return blocks_.empty(); }
   // Root: moves each share (into the peers' buffers when `into_peers`, else out of them), then
   // publishes shared_op (when some share is not 0: otherwise no peer waits for it). True once
   // done; otherwise `blocked_on` names the wait.
   bool move(CollectiveOp& op, TeamImpl& team, bool into_peers, sync::WaitTarget& blocked_on);
+
+  // Root: true once every single-copy peer has published ProgressLine::copied_op for `op` (its
+  // own copy is over); otherwise `blocked_on` names the first that has not.
+  bool all_copied(TeamImpl& team, std::uint64_t op, sync::WaitTarget& blocked_on);
 
   // A peer whose record gave it a share, after its own copy: true once the root has moved it.
   static bool root_done(const CollectiveOp& op, TeamImpl& team, int root,
@@ -52,8 +58,9 @@ class RootShares {
 
  private:
   PlanVector<Block> blocks_;
-  bool sharing_ = false;  // some share is not 0
-  std::size_t next_ = 0;
+  bool sharing_ = false;         // some share is not 0
+  std::size_t next_ = 0;         // move(): the next block whose share to move
+  std::size_t next_copied_ = 0;  // all_copied(): the next peer to wait for
   SteppedTransfer piece_;
 };
 

@@ -103,10 +103,8 @@ class ScattervOp final : public CollectiveOp {
   std::optional<TreeScatter> tree_scatter_;
   PlanVector<validate::Block> blocks_;  // root: every rank's block of sendbuf
   std::pair<const std::byte*, std::uint64_t> copy_own_{nullptr, 0};  // root's own block
-  PlanVector<int> direct_peers_;  // root: ranks that copy their block themselves
-  RootShares shares_;             // root: its leading part of each of those blocks
-  SteppedTransfer direct_copy_;   // a rank that copies its block itself
-  std::size_t next_direct_ = 0;
+  RootShares shares_;            // root: the ranks that copy their blocks themselves, its share
+  SteppedTransfer direct_copy_;  // a rank that copies its block itself
   Stage stage_ = Stage::kStart;
   int next_record_ = 0;  // root: the next receiver to post a record for
   ScatterRootStream plan_;

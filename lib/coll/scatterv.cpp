@@ -73,10 +73,8 @@ ScattervOp::ScattervOp(TeamImpl& team, const void* sendbuf, std::span<const Coun
   PlanVector<RootShares::Block> direct;
   for (int r = 0; r < team.size(); ++r) {
     const validate::Block& blk = blocks_[static_cast<std::size_t>(r)];
-    if (r != root && path_of(blk.bytes) == BlockPath::kDirect) {
-      direct_peers_.push_back(r);
+    if (r != root && path_of(blk.bytes) == BlockPath::kDirect)
       direct.push_back({r, const_cast<std::byte*>(sendbuf_ + blk.offset), blk.bytes, 0});
-    }
   }
   // The root's own memcpys (its block, the streamed blocks) lower its shares.
   if (!direct.empty()) {
@@ -123,8 +121,7 @@ bool ScattervOp::advance_root(sync::WaitTarget& blocked_on) {
   if (!shares_.move(*this, team_, /*into_peers=*/true, blocked_on)) return false;
   if (!writer_.pump(team_, fill, readers, blocked_on)) return false;
   // sendbuf must stay valid until every single-copy reader has its block.
-  return SingleCopyExchange::all_copied(team_, op_, as_span(direct_peers_), next_direct_,
-                                        blocked_on);
+  return shares_.all_copied(team_, op_, blocked_on);
 }
 
 bool ScattervOp::post_records(sync::WaitTarget& blocked_on) {

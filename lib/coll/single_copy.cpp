@@ -273,19 +273,6 @@ bool SingleCopyExchange::move_peer_share(CollectiveOp& op, TeamImpl& team,
                      plan_.block_bytes - share, plan_.flow == Flow::kToRoot, blocked_on);
 }
 
-bool SingleCopyExchange::all_copied(TeamImpl& team, std::uint64_t op, std::span<const int> peers,
-                                    std::size_t& next, sync::WaitTarget& blocked_on) {
-  for (; next < peers.size(); ++next) {
-    const int r = peers[next];
-    const sync::WaitTarget t{&team.area(r).progress().copied_op, op, r};
-    if (!sync::reached(t)) {
-      blocked_on = t;
-      return false;
-    }
-  }
-  return true;
-}
-
 void SingleCopyExchange::drain(const CollectiveOp& op, TeamImpl& team) {
   // The other half of the pair in transfer(): the abort is recorded (or was seen) before this
   // fence, so a peer that did not see it has its announcement visible below.

@@ -150,10 +150,6 @@ class SingleCopyExchange {
   // buffer); kPassed (the peer is beyond `op`) is the caller's to judge.
   static PeerState checked_arrival(CollectiveOp& op, TeamImpl& team, int peer, PeerArrival& arrival,
                                    sync::WaitTarget& blocked_on);
-  // The v-forms' root: true once every rank in `peers` from `next` on has published
-  // ProgressLine::copied_op >= op (its single copy is over); else the wait in `blocked_on`.
-  static bool all_copied(TeamImpl& team, std::uint64_t op, std::span<const int> peers,
-                         std::size_t& next, sync::WaitTarget& blocked_on);
 
  private:
   bool move_root_share(CollectiveOp& op, TeamImpl& team, sync::WaitTarget& blocked_on);
