@@ -1,8 +1,11 @@
 // Team::allocate_shared (shmcoll/shared_buffer.hpp): every rank maps every part, nothing stays
 // in /dev/shm, and collectives whose buffers lie in such memory move their large blocks with
 // memcpy -- shown by forbidding cross-memory attach after the team formed: they still work,
-// while the same call on private buffers fails.
+// while the same call on private buffers fails. Team::adopt_shared: the same for memory the
+// ranks map themselves, and an error on every rank when they describe different memory.
 #include <doctest/doctest.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <cstring>
 #include <vector>
@@ -155,6 +158,92 @@ TEST_CASE("collectives with shared buffers on some ranks and private ones on oth
     std::uint64_t seq = 100;
     for (int root = 0; root < team.size(); ++root)
       run_all_five(team, ctx, base, base + area, b, root, seq);
+  });
+  INFO(outcome.summary());
+  CHECK(outcome.succeeded());
+}
+
+TEST_CASE(
+    "adopt_shared: memory the ranks map themselves, each at its own address, copies with "
+    "memcpy") {
+  const std::uint64_t b = 300'000;
+  const int nranks = 3;
+  const std::uint64_t area = b * nranks;
+  const std::uint64_t part = 2 * area;
+  // Made before the ranks fork: each maps it itself, as processes map an MPI shared window.
+  const int fd = memfd_create("shmcoll-test-adopt", 0);
+  REQUIRE(fd >= 0);
+  REQUIRE(ftruncate(fd, static_cast<off_t>(part * nranks)) == 0);
+  auto outcome = run_ranks({.nranks = nranks, .deadline_s = 60}, [&](RankContext& ctx) {
+    Options o = test_options(64 * 1024, 4);
+    o.single_copy_min_bytes = 1;
+    o.single_copy = SingleCopy::kAlways;
+    Team team(ctx.bootstrap, o);
+    if (!team.single_copy_available()) {
+      ctx.fail("no single copy on this machine: %s", team.data_paths().c_str());
+      return;
+    }
+    // Each rank maps it at another offset of a reservation of its own, so that the ranks'
+    // addresses differ (a plain mmap lands at the same address in each forked rank).
+    const auto page = static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE));
+    const std::uint64_t shift = page * 16 * static_cast<std::uint64_t>(ctx.rank);
+    void* room = mmap(nullptr, part * nranks + page * 16 * nranks, PROT_NONE,
+                      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    void* at = room == MAP_FAILED ? MAP_FAILED
+                                  : mmap(static_cast<std::byte*>(room) + shift, part * nranks,
+                                         PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0);
+    if (at == MAP_FAILED) {
+      ctx.fail("mmap failed");
+      return;
+    }
+    auto* base = static_cast<std::byte*>(at);
+    std::vector<std::span<std::byte>> parts;
+    for (int r = 0; r < nranks; ++r)
+      parts.emplace_back(base + part * static_cast<std::uint64_t>(r), part);
+    SharedBuffer mem = team.adopt_shared({base, part * nranks}, parts);
+    ctx.check(mem.local().data() == parts[static_cast<std::size_t>(ctx.rank)].data() &&
+                  mem.part(2).size() == part,
+              "the parts are where they were passed");
+    if (!forbid_cross_memory_attach()) ctx.fail("seccomp filter refused");
+    team.barrier();
+    std::uint64_t seq = 200;
+    for (int root = 0; root < team.size(); ++root)
+      run_all_five(team, ctx, mem.local().data(), mem.local().data() + area, b, root, seq);
+  });
+  close(fd);
+  INFO(outcome.summary());
+  CHECK(outcome.succeeded());
+}
+
+TEST_CASE("adopt_shared: ranks that describe different memory all get the error, and go on") {
+  auto outcome = run_ranks({.nranks = 3, .deadline_s = 60}, [&](RankContext& ctx) {
+    Team team(ctx.bootstrap, test_options(64 * 1024, 4));
+    auto expect_error = [&](std::span<std::byte> mapped,
+                            std::span<const std::span<std::byte>> parts, const std::string& text) {
+      try {
+        team.adopt_shared(mapped, parts);
+        ctx.fail("adopt_shared accepted: %s", text.c_str());
+      } catch (const InvalidArgument& e) {
+        ctx.check(std::string(e.what()).find(text) != std::string::npos, text.c_str());
+      }
+    };
+    // Rank 1 passes twice the bytes of the others.
+    std::vector<std::byte> mine(ctx.rank == 1 ? 8192 : 4096);
+    std::vector<std::span<std::byte>> parts(3, std::span<std::byte>(mine.data(), 1024));
+    expect_error(mine, parts, "rank 1 maps 8192 bytes, rank 0 maps 4096");
+    // Rank 2's part 0 lies at another offset.
+    std::vector<std::byte> same(4096);
+    std::vector<std::span<std::byte>> laid(3, std::span<std::byte>(same.data(), 1024));
+    if (ctx.rank == 2) laid[0] = {same.data() + 64, 1024};
+    expect_error(same, laid, "rank 2's parts lie elsewhere in its range than rank 0's");
+    // Rank 0 names a part outside its range.
+    std::vector<std::span<std::byte>> outside(3, std::span<std::byte>(same.data(), 1024));
+    if (ctx.rank == 0) outside[1] = {same.data() + 4000, 1024};
+    expect_error(same, outside, "rank 0 passed a part outside its mapped range");
+    // The team goes on.
+    std::uint64_t value = ctx.rank == 0 ? 42 : 0;
+    team.bcast(&value, 1, kInt64, 0);
+    ctx.check(value == 42, "a broadcast after the errors");
   });
   INFO(outcome.summary());
   CHECK(outcome.succeeded());

@@ -55,6 +55,14 @@ class Team {
   // with memcpy between the parts. Throws SegmentError on every rank if any rank cannot map
   // it (or /dev/shm lacks the room); the team stays usable. See shared_buffer.hpp.
   SharedBuffer allocate_shared(std::size_t bytes);
+  // Collective: the same for memory every rank already maps, as one range holding the same
+  // bytes in each process (an MPI-3 shared window, the caller's own shared mapping): `mapped` is
+  // that range here, `parts[r]` rank r's part of it (empty parts may point anywhere). The
+  // caller keeps the memory mapped while the SharedBuffer lives, and frees it only when no
+  // collective uses it. Throws InvalidArgument on every rank when the ranks' ranges differ in
+  // size or layout, or a part lies outside its range; the team stays usable.
+  SharedBuffer adopt_shared(std::span<std::byte> mapped,
+                            std::span<const std::span<std::byte>> parts);
 
   // Ends the team for every rank with this error, as if a collective had raised it here: the
   // other ranks' current or next call raises it. For errors the caller found outside shmcoll

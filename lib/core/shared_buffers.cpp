@@ -12,7 +12,7 @@ SharedBuffer::SharedBuffer(std::shared_ptr<detail::SharedMapping> mapping)
 std::span<std::byte> SharedBuffer::part(int r) const {
   if (!mapping_ || r < 0 || static_cast<std::size_t>(r) >= mapping_->part_bytes.size()) return {};
   const auto i = static_cast<std::size_t>(r);
-  return {mapping_->region.base() + mapping_->part_offset[i], mapping_->part_bytes[i]};
+  return {mapping_->base + mapping_->part_offset[i], mapping_->part_bytes[i]};
 }
 
 std::span<std::byte> SharedBuffer::local() const {
@@ -27,9 +27,8 @@ std::uint64_t SharedBuffers::id_of(const void* p, std::uint64_t bytes) {
   for (const auto& w : mappings_) {
     const std::shared_ptr<detail::SharedMapping> m = w.lock();
     if (!m) continue;
-    const auto base = reinterpret_cast<std::uintptr_t>(m->region.base());
-    if (at >= base && at - base <= m->region.size() && bytes <= m->region.size() - (at - base))
-      return m->id;
+    const auto base = reinterpret_cast<std::uintptr_t>(m->base);
+    if (at >= base && at - base <= m->bytes && bytes <= m->bytes - (at - base)) return m->id;
   }
   return 0;
 }
@@ -42,11 +41,11 @@ std::byte* SharedBuffers::resolve(int peer, std::uint64_t id, std::uint64_t remo
     std::shared_ptr<detail::SharedMapping> m = w.lock();
     if (!m || m->id != id) continue;
     const std::uint64_t base = m->peer_base[static_cast<std::size_t>(peer)];
-    const std::uint64_t size = m->region.size();
+    const std::uint64_t size = m->bytes;
     // A peer's claim is checked, not trusted: the range must lie inside the allocation.
     if (remote < base || remote - base > size || bytes > size - (remote - base)) return nullptr;
     hold = std::move(m);
-    return hold->region.base() + (remote - base);
+    return hold->base + (remote - base);
   }
   return nullptr;
 }

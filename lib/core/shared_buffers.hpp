@@ -1,5 +1,5 @@
-// The team's side of Team::allocate_shared: the mappings it created, and the translation of a
-// peer's buffer address into this process's mapping of the same bytes.
+// The team's side of Team::allocate_shared and Team::adopt_shared: the memory every rank maps,
+// and the translation of a peer's buffer address into this process's mapping of the same bytes.
 //
 // Identity: each allocation has a team-wide id (1, 2, ...). A rank announces, with its arrival
 // in an operation, the id of the allocation its buffer lies in (StatusLine::shared_id, 0 for
@@ -19,10 +19,14 @@ namespace detail {
 struct SharedMapping {
   std::uint64_t id = 0;
   int rank = 0;
+  // The bytes every rank maps, as this process maps them: the team's own object
+  // (allocate_shared, which `region` keeps mapped) or the caller's (adopt_shared, `region` empty).
+  std::byte* base = nullptr;
+  std::uint64_t bytes = 0;
   segment::SharedRegion region;
-  std::vector<std::uint64_t> part_offset;  // per rank, in the region
+  std::vector<std::uint64_t> part_offset;  // per rank, from base
   std::vector<std::uint64_t> part_bytes;   // per rank
-  std::vector<std::uint64_t> peer_base;    // per rank: where that rank mapped the region
+  std::vector<std::uint64_t> peer_base;    // per rank: where that rank maps base
 };
 }  // namespace detail
 

@@ -5,6 +5,8 @@
 //   2. rank 0 creates the object (parts on page boundaries) and broadcasts the outcome;
 //   3. the others map it; every rank's mapping address (0 for a failure) to every rank;
 //   4. rank 0 removes the name: nothing stays in /dev/shm, whatever happens later.
+// Team::adopt_shared registers memory the ranks share already: only step 3, with a check that
+// every rank describes the same range.
 #include <unistd.h>
 
 #include <algorithm>
@@ -25,6 +27,28 @@ struct Creation {
   std::uint64_t ok = 0;
   char error[248] = {};
 };
+
+// What each rank of adopt_shared says of the memory it passed, exchanged as 64-bit words.
+struct AdoptClaim {
+  std::uint64_t base = 0;    // the range's start in this process
+  std::uint64_t bytes = 0;   // its length
+  std::uint64_t layout = 0;  // a fingerprint of the parts' offsets and sizes within it
+  std::uint64_t error = 0;   // 1: `parts` does not have one entry per rank; 2: a part lies outside
+};
+constexpr Count kAdoptClaimWords = sizeof(AdoptClaim) / sizeof(std::uint64_t);
+
+// FNV-1a over the words: equal layouts give equal fingerprints; unequal ones almost never do,
+// and the check only has to catch ranks passing different windows or different parts.
+std::uint64_t fingerprint(const std::vector<std::uint64_t>& words) {
+  std::uint64_t h = 0xcbf29ce484222325ull;
+  for (std::uint64_t w : words) {
+    for (int i = 0; i < 8; ++i) {
+      h ^= (w >> (8 * i)) & 0xff;
+      h *= 0x100000001b3ull;
+    }
+  }
+  return h;
+}
 
 }  // namespace
 
@@ -76,7 +100,9 @@ SharedBuffer Team::allocate_shared(std::size_t bytes) {
       attach_error = e.what();
     }
   }
-  const std::uint64_t base = reinterpret_cast<std::uintptr_t>(mapping->region.base());
+  mapping->base = mapping->region.base();
+  mapping->bytes = mapping->region.size();
+  const std::uint64_t base = reinterpret_cast<std::uintptr_t>(mapping->base);
   mapping->peer_base.resize(un);
   gather(&base, 1, kInt64, mapping->peer_base.data(), 1, kInt64, 0);
   if (me == 0) segment::SharedRegion::remove(name);  // every rank has tried to map it
@@ -94,6 +120,65 @@ SharedBuffer Team::allocate_shared(std::size_t bytes) {
                            : attach_error);
   }
   auto guard = engine_->lock();
+  impl_->shared_buffers().add(mapping);
+  return SharedBuffer(std::move(mapping));
+}
+
+SharedBuffer Team::adopt_shared(std::span<std::byte> mapped,
+                                std::span<const std::span<std::byte>> parts) {
+  const int n = size();
+  const auto un = static_cast<std::size_t>(n);
+  auto mapping = std::make_shared<detail::SharedMapping>();
+  mapping->rank = rank();
+  mapping->base = mapped.data();
+  mapping->bytes = mapped.size();
+
+  AdoptClaim mine{reinterpret_cast<std::uintptr_t>(mapped.data()), mapped.size(), 0, 0};
+  const auto start = reinterpret_cast<std::uintptr_t>(mapped.data());
+  if (parts.size() != un) {
+    mine.error = 1;
+  } else {
+    std::vector<std::uint64_t> words;
+    for (const std::span<std::byte> part : parts) {
+      const auto at = reinterpret_cast<std::uintptr_t>(part.data());
+      // An empty part has no place: it sits at the range's start.
+      const std::uint64_t offset = part.empty() ? 0 : at - start;
+      if (!part.empty() &&
+          (at < start || offset > mapped.size() || part.size() > mapped.size() - offset)) {
+        mine.error = 2;
+      }
+      mapping->part_offset.push_back(offset);
+      mapping->part_bytes.push_back(part.size());
+      words.push_back(offset);
+      words.push_back(part.size());
+    }
+    mine.layout = fingerprint(words);
+  }
+  std::vector<AdoptClaim> claims(un);
+  gather(&mine, kAdoptClaimWords, kInt64, claims.data(), kAdoptClaimWords, kInt64, 0);
+  bcast(claims.data(), kAdoptClaimWords * n, kInt64, 0);
+
+  // Every rank judges the same claims, so all throw alike or none does.
+  const AdoptClaim& first = claims[0];
+  for (int r = 0; r < n; ++r) {
+    const AdoptClaim& c = claims[static_cast<std::size_t>(r)];
+    const std::string who = "adopt_shared: rank " + std::to_string(r);
+    if (c.error == 1) throw InvalidArgument(who + " passed parts without one entry per rank");
+    if (c.error == 2) throw InvalidArgument(who + " passed a part outside its mapped range");
+    if (c.bytes == 0 || c.base == 0) throw InvalidArgument(who + " passed an empty mapped range");
+    if (c.bytes != first.bytes) {
+      throw InvalidArgument(who + " maps " + std::to_string(c.bytes) + " bytes, rank 0 maps " +
+                            std::to_string(first.bytes));
+    }
+    if (c.layout != first.layout) {
+      throw InvalidArgument(who +
+                            "'s parts lie elsewhere in its range than rank 0's (not the same "
+                            "memory, or not mapped as one range)");
+    }
+  }
+  for (const AdoptClaim& c : claims) mapping->peer_base.push_back(c.base);
+  auto guard = engine_->lock();
+  mapping->id = impl_->shared_buffers().next_id();  // the same on every rank: calls are ordered
   impl_->shared_buffers().add(mapping);
   return SharedBuffer(std::move(mapping));
 }
