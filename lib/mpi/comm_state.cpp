@@ -130,6 +130,18 @@ void decide(MPI_Comm comm, CommState& state) {
 
 }  // namespace
 
+Team* team_of(MPI_Comm comm) {
+  if (comm == MPI_COMM_NULL) return nullptr;
+  CommState& state = *state_of(comm);
+  if (state.mode == CommState::Mode::kUndecided) decide(comm, state);
+  if (state.mode == CommState::Mode::kShmcoll && !state.team) {
+    // As in Call: a previous error left the team unusable; form a new one.
+    state.mode = CommState::Mode::kUndecided;
+    decide(comm, state);
+  }
+  return state.mode == CommState::Mode::kShmcoll ? state.team.get() : nullptr;
+}
+
 Call::Call(const char* function, Coll coll, MPI_Comm comm) : function_(function), comm_(comm) {
   if (comm == MPI_COMM_NULL) return;  // PMPI reports it
   state_ = state_of(comm);

@@ -14,6 +14,7 @@ extern "C" int MPI_Finalize() {
                    static_cast<unsigned long long>(stats().served.load()),
                    static_cast<unsigned long long>(stats().fallback.load()));
     }
+    forget_windows();
     release_predefined_communicators();
   } catch (...) {
   }

@@ -80,4 +80,11 @@ Stats& stats();
 // Releases the teams of MPI_COMM_WORLD and MPI_COMM_SELF (called before PMPI_Finalize).
 void release_predefined_communicators();
 
+// The team that serves `comm`, formed now if the communicator has not been used yet (so
+// collective over `comm`, as the calls that ask are), or nullptr where its calls go to PMPI.
+Team* team_of(MPI_Comm comm);
+
+// Forgets every shared window the teams adopted (MPI_Finalize frees the windows themselves).
+void forget_windows();
+
 }  // namespace shmcoll::mpi

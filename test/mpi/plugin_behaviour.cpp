@@ -7,17 +7,24 @@
 //   threads           MPI_THREAD_MULTIPLE: two threads run collectives on two communicators at once
 //   budget            the shared-memory budget is per node: of two 2-rank communicators in one
 //                     job only one gets a team, and freeing it makes room again (needs 4 ranks)
+//   window            buffers in an MPI_Win_allocate_shared window: the five collectives move
+//                     their large blocks with memcpy, and still work once cross-memory attach
+//                     is forbidden
 // Rank 0 prints "N passed, M failed"; the exit status is 0 when nothing failed.
 #include <dirent.h>
 #include <mpi.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
 #include <thread>
 #include <vector>
+
+#include "../support/seccomp.hpp"
 
 extern "C" void shmcoll_mpi_stats(unsigned long long* served, unsigned long long* fallback);
 
@@ -228,6 +235,82 @@ void budget() {
   MPI_Comm_free(&all);
 }
 
+char byte_of(long seq, int owner, long i) { return static_cast<char>(seq * 131 + owner * 31 + i); }
+
+bool holds(const char* data, long bytes, long seq, int owner) {
+  for (long i = 0; i < bytes; ++i)
+    if (data[i] != byte_of(seq, owner, i)) return false;
+  return true;
+}
+
+void put(char* data, long bytes, long seq, int owner) {
+  for (long i = 0; i < bytes; ++i) data[i] = byte_of(seq, owner, i);
+}
+
+// The five collectives from every root, blocks of `b` bytes, on `send` and `recv`.
+void all_five(MPI_Comm comm, char* send, char* recv, int b, long& seq) {
+  std::vector<int> counts(static_cast<std::size_t>(g_size), b), displs;
+  for (int r = 0; r < g_size; ++r) displs.push_back(b * (g_size - 1 - r));  // reversed
+  for (int root = 0; root < g_size; ++root) {
+    const bool is_root = g_rank == root;
+    ++seq;
+    if (is_root) put(send, b, seq, root);
+    MPI_Bcast(send, b, MPI_CHAR, root, comm);
+    check(holds(send, b, seq, root), "window: bcast");
+    ++seq;
+    if (is_root)
+      for (int r = 0; r < g_size; ++r) put(send + static_cast<long>(b) * r, b, seq, r);
+    MPI_Scatter(send, b, MPI_CHAR, recv, b, MPI_CHAR, root, comm);
+    check(holds(recv, b, seq, g_rank), "window: scatter");
+    ++seq;
+    if (is_root)
+      for (int r = 0; r < g_size; ++r) put(send + displs[static_cast<std::size_t>(r)], b, seq, r);
+    MPI_Scatterv(send, counts.data(), displs.data(), MPI_CHAR, recv, b, MPI_CHAR, root, comm);
+    check(holds(recv, b, seq, g_rank), "window: scatterv");
+    ++seq;
+    put(send, b, seq, g_rank);
+    MPI_Gather(send, b, MPI_CHAR, recv, b, MPI_CHAR, root, comm);
+    if (is_root)
+      for (int r = 0; r < g_size; ++r)
+        check(holds(recv + static_cast<long>(b) * r, b, seq, r), "window: gather");
+    ++seq;
+    put(send, b, seq, g_rank);
+    MPI_Gatherv(send, b, MPI_CHAR, recv, counts.data(), displs.data(), MPI_CHAR, root, comm);
+    if (is_root)
+      for (int r = 0; r < g_size; ++r)
+        check(holds(recv + displs[static_cast<std::size_t>(r)], b, seq, r), "window: gatherv");
+  }
+}
+
+void shared_window() {
+  // Every block takes the single copy (the test runs more ranks than CPUs, where a broadcast
+  // would otherwise keep to the slots), which on private buffers is cross-memory attach.
+  setenv("SHMCOLL_SINGLE_COPY", "always", 1);
+  const int b = 300000;
+  const long area = static_cast<long>(b) * g_size;
+  MPI_Comm comm;
+  MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+  char* mine = nullptr;
+  MPI_Win win;
+  MPI_Win_allocate_shared(2 * area, 1, MPI_INFO_NULL, comm, &mine, &win);
+  long seq = 0;
+  unsigned long long served = 0, fallback = 0, served_after = 0;
+  shmcoll_mpi_stats(&served, &fallback);
+  all_five(comm, mine, mine + area, b, seq);
+  // Without cross-memory attach, only memcpy between the window's parts can move the blocks.
+  check(shmcoll::test::forbid_cross_memory_attach(), "seccomp filter installed");
+  char probe = 0;
+  iovec here{&probe, 1}, there{&probe, 1};
+  check(process_vm_readv(getpid(), &here, 1, &there, 1, 0) < 0 && errno == EPERM,
+        "cross-memory attach is forbidden");
+  all_five(comm, mine, mine + area, b, seq);
+  shmcoll_mpi_stats(&served_after, &fallback);
+  check(served_after - served == 10ull * static_cast<unsigned long long>(g_size),
+        "every call was served by shmcoll");
+  MPI_Win_free(&win);
+  MPI_Comm_free(&comm);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -247,6 +330,8 @@ int main(int argc, char** argv) {
     threads();
   else if (mode == "budget")
     budget();
+  else if (mode == "window")
+    shared_window();
   else
     check(false, "unknown mode");
   int counts[2] = {g_passed, g_failed}, sums[2] = {0, 0};
