@@ -3,7 +3,9 @@
 # back to back, for np=2 and np=4 (one rank per core where there are enough cores). With more
 # ranks than cores, iterations are capped at OVERSUBSCRIBED_ITERATIONS (default 50): MPICH
 # busy-polls, so each of its calls then costs scheduler time slices.
-# usage: [NPS="2 4"] [MPIS="openmpi mpich"] bench/compare_mpi.sh [BUILD_DIR] [OUT_DIR] [REPETITIONS]
+# BENCH_ARGS go to every mpi-bench run (--window: buffers in an MPI-3 shared window).
+# usage: [NPS="2 4"] [MPIS="openmpi mpich"] [BENCH_ARGS=...] bench/compare_mpi.sh [BUILD_DIR]
+#        [OUT_DIR] [REPETITIONS]
 set -euo pipefail
 build=${1:-build}
 out=${2:-bench/results/mpi-$(date +%Y-%m-%d)}
@@ -15,6 +17,7 @@ mkdir -p "$out"
   lscpu | grep -E '^(Model name|Socket|Core|Thread|NUMA node\(s\)|L[123])' || true
   mpirun.openmpi --version 2>/dev/null | head -1 || true
   mpichversion 2>/dev/null | head -1 || true
+  echo "mpi-bench arguments: ${BENCH_ARGS:-(none)}"
 } > "$out/machine.txt"
 openmpi=(mpirun.openmpi --allow-run-as-root --oversubscribe --bind-to core:overload-allowed)
 mpich=(mpiexec.mpich -bind-to core)
@@ -24,14 +27,14 @@ for rep in $(seq 1 "$reps"); do
       bin="$build/bench/mpi-bench-$mpi"
       plugin="$(realpath "$build/lib/libshmcoll_mpi_$mpi.so")"
       [ -x "$bin" ] || continue
-      cap=()
-      if [ "$np" -gt "$(nproc)" ]; then cap=(--max-iterations "${OVERSUBSCRIBED_ITERATIONS:-50}"); fi
+      args=(${BENCH_ARGS:-})
+      if [ "$np" -gt "$(nproc)" ]; then args+=(--max-iterations "${OVERSUBSCRIBED_ITERATIONS:-50}"); fi
       if [ "$mpi" = openmpi ]; then launch=("${openmpi[@]}" -np "$np"); preload=(-x LD_PRELOAD="$plugin");
       else launch=("${mpich[@]}" -n "$np"); preload=(-env LD_PRELOAD "$plugin"); fi
       # The CPUs' distance can change between runs on a VM (bench/core_round_trip.cpp).
       echo "rep $rep np $np $mpi: $("$build/bench/core-round-trip" 2>&1)" >> "$out/machine.txt"
-      "${launch[@]}" "$bin" --label "$mpi" "${cap[@]}" > "$out/$mpi-native-np$np-$rep.csv"
-      "${launch[@]}" "${preload[@]}" "$bin" --label "$mpi+shmcoll" "${cap[@]}" > "$out/$mpi-shmcoll-np$np-$rep.csv"
+      "${launch[@]}" "$bin" --label "$mpi" "${args[@]}" > "$out/$mpi-native-np$np-$rep.csv"
+      "${launch[@]}" "${preload[@]}" "$bin" --label "$mpi+shmcoll" "${args[@]}" > "$out/$mpi-shmcoll-np$np-$rep.csv"
     done
   done
 done

@@ -8,6 +8,8 @@
 // (ranks - 1) x bytes split evenly, with memcpy; median of the slowest rank): no collective that
 // moves those bytes through memory can be faster than all cores copying them together.
 // With MPI_BENCH_PER_RANK set, every rank also prints its own mean to stderr (who waits where).
+// With --window, every rank's buffers (and the references' copies) lie in its part of an
+// MPI_Win_allocate_shared window on MPI_COMM_WORLD instead of private memory.
 #include <mpi.h>
 
 #include <algorithm>
@@ -39,14 +41,12 @@ double median(std::vector<double> v) {
 
 // Median over `reps` of the time (us) the slowest rank takes to memcpy `share` bytes, all ranks
 // starting together after a barrier; with `only_rank0`, rank 0 copies and the others idle.
-double copy_time(std::vector<char>& dst, const std::vector<char>& src, long share, int reps,
-                 bool only_rank0, int rank) {
+double copy_time(char* dst, const char* src, long share, int reps, bool only_rank0, int rank) {
   std::vector<double> slowest;
   for (int i = 0; i < reps + 2; ++i) {
     MPI_Barrier(MPI_COMM_WORLD);
     const double t0 = MPI_Wtime();
-    if (!only_rank0 || rank == 0)
-      std::memcpy(dst.data(), src.data(), static_cast<std::size_t>(share));
+    if (!only_rank0 || rank == 0) std::memcpy(dst, src, static_cast<std::size_t>(share));
     double us = (MPI_Wtime() - t0) * 1e6, worst = 0;
     MPI_Allreduce(&us, &worst, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     if (i >= 2) slowest.push_back(worst);  // two warm-up copies
@@ -69,15 +69,35 @@ int main(int argc, char** argv) {
   long min_bytes = 1, max_bytes = 16 << 20;
   std::string label = "run";
   int cap = 0;  // --max-iterations: oversubscribed MPIs that busy-poll need minutes per size
-  for (int i = 1; i + 1 < argc; i += 2) {
+  bool window = false;
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--window")) {
+      window = true;
+      continue;
+    }
+    if (i + 1 == argc) break;
     if (!std::strcmp(argv[i], "--coll")) colls = {argv[i + 1]};
     if (!std::strcmp(argv[i], "--min-bytes")) min_bytes = parse_bytes(argv[i + 1]);
     if (!std::strcmp(argv[i], "--max-bytes")) max_bytes = parse_bytes(argv[i + 1]);
     if (!std::strcmp(argv[i], "--label")) label = argv[i + 1];
     if (!std::strcmp(argv[i], "--max-iterations")) cap = std::atoi(argv[i + 1]);
+    ++i;
   }
-  std::vector<char> send(static_cast<std::size_t>(max_bytes) * size, 1),
-      recv(static_cast<std::size_t>(max_bytes) * size, 0);
+  const auto area = static_cast<std::size_t>(max_bytes) * static_cast<std::size_t>(size);
+  std::vector<char> storage;
+  char* base = nullptr;
+  MPI_Win win = MPI_WIN_NULL;
+  if (window) {
+    MPI_Win_allocate_shared(static_cast<MPI_Aint>(2 * area), 1, MPI_INFO_NULL, MPI_COMM_WORLD,
+                            &base, &win);
+  } else {
+    storage.resize(2 * area);
+    base = storage.data();
+  }
+  char* const send = base;
+  char* const recv = base + area;
+  std::memset(send, 1, area);
+  std::memset(recv, 0, area);
   std::vector<int> counts(static_cast<std::size_t>(size)), displs(static_cast<std::size_t>(size));
   if (rank == 0)
     std::printf(
@@ -96,17 +116,17 @@ int main(int argc, char** argv) {
         MPI_Barrier(MPI_COMM_WORLD);
         const double t0 = MPI_Wtime();
         if (coll == "bcast")
-          MPI_Bcast(send.data(), n, MPI_CHAR, 0, MPI_COMM_WORLD);
+          MPI_Bcast(send, n, MPI_CHAR, 0, MPI_COMM_WORLD);
         else if (coll == "scatter")
-          MPI_Scatter(send.data(), n, MPI_CHAR, recv.data(), n, MPI_CHAR, 0, MPI_COMM_WORLD);
+          MPI_Scatter(send, n, MPI_CHAR, recv, n, MPI_CHAR, 0, MPI_COMM_WORLD);
         else if (coll == "scatterv")
-          MPI_Scatterv(send.data(), counts.data(), displs.data(), MPI_CHAR, recv.data(), n,
-                       MPI_CHAR, 0, MPI_COMM_WORLD);
+          MPI_Scatterv(send, counts.data(), displs.data(), MPI_CHAR, recv, n, MPI_CHAR, 0,
+                       MPI_COMM_WORLD);
         else if (coll == "gather")
-          MPI_Gather(send.data(), n, MPI_CHAR, recv.data(), n, MPI_CHAR, 0, MPI_COMM_WORLD);
+          MPI_Gather(send, n, MPI_CHAR, recv, n, MPI_CHAR, 0, MPI_COMM_WORLD);
         else if (coll == "gatherv")
-          MPI_Gatherv(send.data(), n, MPI_CHAR, recv.data(), counts.data(), displs.data(), MPI_CHAR,
-                      0, MPI_COMM_WORLD);
+          MPI_Gatherv(send, n, MPI_CHAR, recv, counts.data(), displs.data(), MPI_CHAR, 0,
+                      MPI_COMM_WORLD);
         const double t1 = MPI_Wtime();
         if (it >= 0) total += t1 - t0;
       }
@@ -127,6 +147,7 @@ int main(int argc, char** argv) {
       }
     }
   }
+  if (win != MPI_WIN_NULL) MPI_Win_free(&win);
   MPI_Finalize();
   return 0;
 }
