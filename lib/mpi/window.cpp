@@ -5,9 +5,13 @@
 // system call that pins every page, several times slower than memcpy on some machines).
 // MPI_Win_free forgets the window before the MPI frees it.
 //
-// Only a window that every rank maps as one range qualifies (the default of Open MPI and MPICH;
-// not alloc_shared_noncontig): adopt_shared compares the layouts and refuses otherwise, and the
-// window then works as before, its buffers taken for private memory.
+// Only a window whose parts follow one another in every process qualifies (as Open MPI and
+// MPICH lay them out, padded to pages with alloc_shared_noncontig): adopt_shared compares the
+// ranks' layouts and refuses otherwise, and the window then works as before, its buffers taken
+// for private memory.
+#include <unistd.h>
+
+#include <algorithm>
 #include <cstdio>
 #include <map>
 #include <mutex>
@@ -30,6 +34,22 @@ void log_window(MPI_Comm comm, const std::string& what) {
   PMPI_Comm_rank(comm, &rank);
   if (config().verbose && rank == 0)
     std::fprintf(stderr, "shmcoll-mpi: MPI_Win_allocate_shared: %s\n", what.c_str());
+}
+
+// Whether the non-empty parts follow one another with gaps under a page: then every byte from
+// the first to the end of the last lies in the pages of the parts' own mappings, which are the
+// same memory in every process. A private mapping could sit in a larger gap, and a buffer there
+// would be taken for window memory.
+bool tiles(std::vector<std::span<std::byte>> parts) {
+  std::erase_if(parts, [](std::span<std::byte> p) { return p.empty(); });
+  std::sort(parts.begin(), parts.end(),
+            [](std::span<std::byte> a, std::span<std::byte> b) { return a.data() < b.data(); });
+  const auto page = static_cast<std::ptrdiff_t>(sysconf(_SC_PAGESIZE));
+  for (std::size_t i = 1; i < parts.size(); ++i) {
+    const std::byte* end = parts[i - 1].data() + parts[i - 1].size();
+    if (parts[i].data() < end || parts[i].data() - end >= page) return false;
+  }
+  return true;
 }
 
 // Collective over `comm`, as MPI_Win_allocate_shared. Every rank takes the same branch: the
@@ -55,7 +75,13 @@ void adopt(MPI_Comm comm, MPI_Win win) {
     if (high == nullptr || at + bytes > high) high = at + bytes;
   }
   if (low == nullptr) return;  // an empty window on every rank
-  SharedBuffer adopted = team->adopt_shared({low, static_cast<std::size_t>(high - low)}, parts);
+  std::span<std::byte> range{low, static_cast<std::size_t>(high - low)};
+  if (!tiles(parts)) {
+    // Every rank must still call adopt_shared: an empty range makes it refuse on all of them.
+    log_window(comm, "its parts leave gaps of a page or more: not adopted");
+    range = {};
+  }
+  SharedBuffer adopted = team->adopt_shared(range, parts);
   {
     const std::lock_guard lock(windows_mutex);
     adopted_windows()[win] = std::move(adopted);

@@ -7,9 +7,9 @@
 //   threads           MPI_THREAD_MULTIPLE: two threads run collectives on two communicators at once
 //   budget            the shared-memory budget is per node: of two 2-rank communicators in one
 //                     job only one gets a team, and freeing it makes room again (needs 4 ranks)
-//   window            buffers in an MPI_Win_allocate_shared window: the five collectives move
-//                     their large blocks with memcpy, and still work once cross-memory attach
-//                     is forbidden
+//   window            buffers in MPI_Win_allocate_shared windows (contiguous, and with parts
+//                     padded to pages): the five collectives move their large blocks with
+//                     memcpy, and still work once cross-memory attach is forbidden
 // Rank 0 prints "N passed, M failed"; the exit status is 0 when nothing failed.
 #include <dirent.h>
 #include <mpi.h>
@@ -293,10 +293,19 @@ void shared_window() {
   char* mine = nullptr;
   MPI_Win win;
   MPI_Win_allocate_shared(2 * area, 1, MPI_INFO_NULL, comm, &mine, &win);
+  // A second window whose parts the MPI pads to pages: they still follow one another.
+  MPI_Info noncontig;
+  MPI_Info_create(&noncontig);
+  MPI_Info_set(noncontig, "alloc_shared_noncontig", "true");
+  char* padded = nullptr;
+  MPI_Win padded_win;
+  MPI_Win_allocate_shared(2 * area + 100 * g_rank, 1, noncontig, comm, &padded, &padded_win);
+  MPI_Info_free(&noncontig);
   long seq = 0;
   unsigned long long served = 0, fallback = 0, served_after = 0;
   shmcoll_mpi_stats(&served, &fallback);
   all_five(comm, mine, mine + area, b, seq);
+  all_five(comm, padded, padded + area, b, seq);
   // Without cross-memory attach, only memcpy between the window's parts can move the blocks.
   check(shmcoll::test::forbid_cross_memory_attach(), "seccomp filter installed");
   char probe = 0;
@@ -304,9 +313,11 @@ void shared_window() {
   check(process_vm_readv(getpid(), &here, 1, &there, 1, 0) < 0 && errno == EPERM,
         "cross-memory attach is forbidden");
   all_five(comm, mine, mine + area, b, seq);
+  all_five(comm, padded, padded + area, b, seq);
   shmcoll_mpi_stats(&served_after, &fallback);
-  check(served_after - served == 10ull * static_cast<unsigned long long>(g_size),
+  check(served_after - served == 20ull * static_cast<unsigned long long>(g_size),
         "every call was served by shmcoll");
+  MPI_Win_free(&padded_win);
   MPI_Win_free(&win);
   MPI_Comm_free(&comm);
 }
