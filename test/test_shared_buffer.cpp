@@ -240,6 +240,10 @@ TEST_CASE("adopt_shared: ranks that describe different memory all get the error,
     std::vector<std::span<std::byte>> outside(3, std::span<std::byte>(same.data(), 1024));
     if (ctx.rank == 0) outside[1] = {same.data() + 4000, 1024};
     expect_error(same, outside, "rank 0 passed a part outside its mapped range");
+    // Rank 1 passes no range at all (as the MPI plugin does to refuse a window).
+    const std::vector<std::span<std::byte>> whole(3, std::span<std::byte>(same.data(), 1024));
+    expect_error(ctx.rank == 1 ? std::span<std::byte>() : std::span<std::byte>(same), whole,
+                 "rank 1 passed an empty mapped range");
     // The team goes on.
     std::uint64_t value = ctx.rank == 0 ? 42 : 0;
     team.bcast(&value, 1, kInt64, 0);

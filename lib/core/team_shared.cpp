@@ -30,10 +30,11 @@ struct Creation {
 
 // What each rank of adopt_shared says of the memory it passed, exchanged as 64-bit words.
 struct AdoptClaim {
+  enum : std::uint64_t { kFine, kEmptyRange, kPartCount, kPartOutside };
   std::uint64_t base = 0;    // the range's start in this process
   std::uint64_t bytes = 0;   // its length
   std::uint64_t layout = 0;  // a fingerprint of the parts' offsets and sizes within it
-  std::uint64_t error = 0;   // 1: `parts` does not have one entry per rank; 2: a part lies outside
+  std::uint64_t error = kFine;
 };
 constexpr Count kAdoptClaimWords = sizeof(AdoptClaim) / sizeof(std::uint64_t);
 
@@ -135,8 +136,10 @@ SharedBuffer Team::adopt_shared(std::span<std::byte> mapped,
 
   AdoptClaim mine{reinterpret_cast<std::uintptr_t>(mapped.data()), mapped.size(), 0, 0};
   const auto start = reinterpret_cast<std::uintptr_t>(mapped.data());
-  if (parts.size() != un) {
-    mine.error = 1;
+  if (mapped.empty()) {
+    mine.error = AdoptClaim::kEmptyRange;
+  } else if (parts.size() != un) {
+    mine.error = AdoptClaim::kPartCount;
   } else {
     std::vector<std::uint64_t> words;
     for (const std::span<std::byte> part : parts) {
@@ -145,7 +148,7 @@ SharedBuffer Team::adopt_shared(std::span<std::byte> mapped,
       const std::uint64_t offset = part.empty() ? 0 : at - start;
       if (!part.empty() &&
           (at < start || offset > mapped.size() || part.size() > mapped.size() - offset)) {
-        mine.error = 2;
+        mine.error = AdoptClaim::kPartOutside;
       }
       mapping->part_offset.push_back(offset);
       mapping->part_bytes.push_back(part.size());
@@ -163,9 +166,12 @@ SharedBuffer Team::adopt_shared(std::span<std::byte> mapped,
   for (int r = 0; r < n; ++r) {
     const AdoptClaim& c = claims[static_cast<std::size_t>(r)];
     const std::string who = "adopt_shared: rank " + std::to_string(r);
-    if (c.error == 1) throw InvalidArgument(who + " passed parts without one entry per rank");
-    if (c.error == 2) throw InvalidArgument(who + " passed a part outside its mapped range");
-    if (c.bytes == 0 || c.base == 0) throw InvalidArgument(who + " passed an empty mapped range");
+    if (c.error == AdoptClaim::kEmptyRange)
+      throw InvalidArgument(who + " passed an empty mapped range");
+    if (c.error == AdoptClaim::kPartCount)
+      throw InvalidArgument(who + " passed parts without one entry per rank");
+    if (c.error == AdoptClaim::kPartOutside)
+      throw InvalidArgument(who + " passed a part outside its mapped range");
     if (c.bytes != first.bytes) {
       throw InvalidArgument(who + " maps " + std::to_string(c.bytes) + " bytes, rank 0 maps " +
                             std::to_string(first.bytes));

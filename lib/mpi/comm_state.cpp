@@ -130,22 +130,26 @@ void decide(MPI_Comm comm, CommState& state) {
 
 }  // namespace
 
+// Decides the communicator's path if it is undecided, and forms a new team where a previous
+// error left the last one unusable. Collective over `comm`, as the calls that ask are (the
+// error that dropped the team reached every rank).
+void ensure_decided(MPI_Comm comm, CommState& state) {
+  if (state.mode == CommState::Mode::kShmcoll && !state.team)
+    state.mode = CommState::Mode::kUndecided;
+  if (state.mode == CommState::Mode::kUndecided) decide(comm, state);
+}
+
 Team* team_of(MPI_Comm comm) {
   if (comm == MPI_COMM_NULL) return nullptr;
   CommState& state = *state_of(comm);
-  if (state.mode == CommState::Mode::kUndecided) decide(comm, state);
-  if (state.mode == CommState::Mode::kShmcoll && !state.team) {
-    // As in Call: a previous error left the team unusable; form a new one.
-    state.mode = CommState::Mode::kUndecided;
-    decide(comm, state);
-  }
+  ensure_decided(comm, state);
   return state.mode == CommState::Mode::kShmcoll ? state.team.get() : nullptr;
 }
 
 Call::Call(const char* function, Coll coll, MPI_Comm comm) : function_(function), comm_(comm) {
   if (comm == MPI_COMM_NULL) return;  // PMPI reports it
   state_ = state_of(comm);
-  if (state_->mode == CommState::Mode::kUndecided) decide(comm, *state_);
+  ensure_decided(comm, *state_);
   if (state_->mode == CommState::Mode::kFallback) {
     log_once("falls back to PMPI: " + state_->fallback_reason);
     stats().fallback++;
@@ -155,15 +159,6 @@ Call::Call(const char* function, Coll coll, MPI_Comm comm) : function_(function)
     log_once(std::string("falls back to PMPI: ") + coll_env_name(coll) + "=0");
     stats().fallback++;
     return;
-  }
-  if (!state_->team) {
-    // A previous error left the team unusable; form a new one (collective, like the error was).
-    state_->mode = CommState::Mode::kUndecided;
-    decide(comm, *state_);
-    if (state_->mode != CommState::Mode::kShmcoll) {
-      stats().fallback++;
-      return;
-    }
   }
   log_once("served by shmcoll");
   team_ = state_->team.get();
