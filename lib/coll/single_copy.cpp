@@ -171,7 +171,18 @@ void SingleCopyExchange::start_blocks(Flow flow, std::uint64_t block_bytes, int 
           : ranks;
   const std::uint64_t share =
       cooperative ? balanced_root_share(block_bytes, sharers, block_bytes, local_copy_weight) : 0;
-  start({flow, block_bytes, block_bytes, share, local, tree});
+  Plan plan{flow, block_bytes, block_bytes, share, local, tree};
+  if (cooperative && tree == nullptr) {
+    plan.share_follows_root_buffer = true;
+    plan.root_share_private = share;
+    plan.root_share_shared = balanced_root_share(block_bytes, sharers, block_bytes, 1.0);
+  }
+  start(plan);
+}
+
+void SingleCopyExchange::settle_root_share(std::uint64_t root_shared_id) {
+  if (!plan_.share_follows_root_buffer) return;
+  plan_.root_share = root_shared_id != 0 ? plan_.root_share_shared : plan_.root_share_private;
 }
 
 void SingleCopyExchange::start_broadcast(std::uint64_t bytes, int ranks, std::byte* buffer,
@@ -236,6 +247,8 @@ bool SingleCopyExchange::move_root_share(CollectiveOp& op, TeamImpl& team,
                                          sync::WaitTarget& blocked_on) {
   const bool from_root = plan_.flow == Flow::kFromRoot;
   const int root = op.signature().root;
+  // relaxed: this rank's own store, published with its arrival before this operation's data.
+  settle_root_share(team.self().status().shared_id.load(std::memory_order_relaxed));
   for (int peer; (peer = waited_peer(team, root, next_peer_)) >= 0; ++next_peer_) {
     PeerArrival arrival;
     if (!arrival_of(op, team, peer, arrival, blocked_on)) return false;
@@ -265,6 +278,7 @@ bool SingleCopyExchange::move_peer_share(CollectiveOp& op, TeamImpl& team,
   }
   PeerArrival arrival;
   if (!arrival_of(op, team, root, arrival, blocked_on)) return false;
+  settle_root_share(arrival.shared_id);
   // Below the root's children, a rank moves its whole block.
   const std::uint64_t share = shares_with_root(team, root) ? plan_.root_share : 0;
   const std::uint64_t remote =

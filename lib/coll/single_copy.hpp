@@ -94,6 +94,11 @@ class SingleCopyExchange {
     const topology::Tree* tree = nullptr;
     // Broadcast along `tree`: below the root's children a rank reads from its parent.
     bool relay = false;
+    // Flat scatter and gather with shares: root_share is settled once the root's buffer is
+    // known to lie in memory every rank maps or not (settle_root_share), between these two.
+    bool share_follows_root_buffer = false;
+    std::uint64_t root_share_private = 0;
+    std::uint64_t root_share_shared = 0;
   };
 
   // The root's share of each block that balances the work: the root moves root_share per peer
@@ -118,6 +123,12 @@ class SingleCopyExchange {
   // leaves without waiting for the root, since a rank waiting for another's copy gives its CPU
   // to the ranks that copy anyway (8 ranks on 2 cores, 32 KiB scatter through the Open MPI
   // plugin: 17.8 -> 5.5-7.8 us per call; Open MPI alone 5.5-7.5).
+  // Flat, where the root's buffer lies in memory every rank maps (allocate_shared, adopt_shared),
+  // every peer's part is a memcpy too, and the root's own copy weighs a full share byte: at np=2
+  // the root then takes no share of the peer's block (it copies its own while the peer copies
+  // its block), where the cross-memory weight would give it about 0.37 of each block besides
+  // its own (np=2 scatter of 4 MiB from window buffers: 137 us, 1.6x memcpy). Root and peers
+  // settle on the same share from the same fact: the root's published shared_id.
   void start_blocks(Flow flow, std::uint64_t block_bytes, int ranks, double local_copy_weight,
                     std::byte* local, const topology::Tree* tree, bool cooperative);
 
@@ -164,6 +175,10 @@ class SingleCopyExchange {
   // Whether this rank (not the root) leaves only after the root's report: when the root moves
   // a share of its block, or (without shares) under full checks.
   bool waits_for_root(const TeamImpl& team, int root) const;
+  // Sets plan_.root_share where it follows the root's buffer (Plan::share_follows_root_buffer):
+  // the root calls it with its own published shared_id, a peer with the one it read in the
+  // root's arrival, before either uses the share; every later use comes after.
+  void settle_root_share(std::uint64_t root_shared_id);
   // Whether this rank and the root split its block (flat, or a child of the root; never when
   // the root takes no share).
   bool shares_with_root(const TeamImpl& team, int root) const;
