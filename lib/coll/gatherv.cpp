@@ -63,7 +63,7 @@ GathervOp::GathervOp(TeamImpl& team, const void* sendbuf, Count sendcount, Datat
       root_extra += blk.bytes;
   }
   if (!direct.empty()) {
-    shares_.plan(std::move(direct), root_extra, team.local_copy_weight(),
+    shares_.plan(std::move(direct), root_extra, team.root_copy_weight(recvbuf),
                  !tree_ && !team.oversubscribed());
     table_.resize(blocks.size());
     for (std::size_t r = 0; r < blocks.size(); ++r) table_[r] = {blocks[r].offset, blocks[r].bytes};

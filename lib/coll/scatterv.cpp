@@ -78,8 +78,8 @@ ScattervOp::ScattervOp(TeamImpl& team, const void* sendbuf, std::span<const Coun
   }
   // The root's own memcpys (its block, the streamed blocks) lower its shares.
   if (!direct.empty()) {
-    shares_.plan(std::move(direct), copy_own_.second + plan_.bytes(), team.local_copy_weight(),
-                 !team.oversubscribed());
+    shares_.plan(std::move(direct), copy_own_.second + plan_.bytes(),
+                 team.root_copy_weight(sendbuf), !team.oversubscribed());
   }
   expose(sendbuf);
 }

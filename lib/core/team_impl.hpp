@@ -136,6 +136,12 @@ class TeamImpl final : public sync::WaitObserver {
   // What a byte the root copies with memcpy costs against a byte of cross-memory copy, the same
   // on every rank: 1 / rank 0's measured ratio, within [0.25, 1]; 0.8 where it was not measured.
   double local_copy_weight() const { return local_copy_weight_; }
+  // The same weight for a v-form root, which alone plans the shares and sends them to its
+  // peers: 1 where its buffer lies in memory every rank maps (allocate_shared, adopt_shared),
+  // since each peer's part of a block is then a memcpy from or into it as well.
+  double root_copy_weight(const void* root_buffer) {
+    return shared_buffers_.id_of(root_buffer, 0) != 0 ? 1.0 : local_copy_weight_;
+  }
   // More ranks than CPUs to run on: a waiting rank holds no CPU of its own, so splitting work
   // between ranks only adds waits (the same answer on every rank).
   bool oversubscribed() const { return oversubscribed_; }
