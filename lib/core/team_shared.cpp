@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "core/hash.hpp"
 #include "core/progress_engine.hpp"
 #include "core/shared_buffers.hpp"
 #include "core/team_impl.hpp"
@@ -37,19 +38,6 @@ struct AdoptClaim {
   std::uint64_t error = kFine;
 };
 constexpr Count kAdoptClaimWords = sizeof(AdoptClaim) / sizeof(std::uint64_t);
-
-// FNV-1a over the words: equal layouts give equal fingerprints; unequal ones almost never do,
-// and the check only has to catch ranks passing different windows or different parts.
-std::uint64_t fingerprint(const std::vector<std::uint64_t>& words) {
-  std::uint64_t h = 0xcbf29ce484222325ull;
-  for (std::uint64_t w : words) {
-    for (int i = 0; i < 8; ++i) {
-      h ^= (w >> (8 * i)) & 0xff;
-      h *= 0x100000001b3ull;
-    }
-  }
-  return h;
-}
 
 }  // namespace
 
@@ -155,7 +143,7 @@ SharedBuffer Team::adopt_shared(std::span<std::byte> mapped,
       words.push_back(offset);
       words.push_back(part.size());
     }
-    mine.layout = fingerprint(words);
+    mine.layout = fnv1a_words(words);
   }
   std::vector<AdoptClaim> claims(un);
   gather(&mine, kAdoptClaimWords, kInt64, claims.data(), kAdoptClaimWords, kInt64, 0);

@@ -2,6 +2,8 @@
 
 #include <cstddef>
 
+#include "core/hash.hpp"
+
 namespace shmcoll::segment {
 
 namespace {
@@ -24,7 +26,7 @@ std::uint64_t Geometry::total_bytes() const {
 }
 
 std::uint64_t layout_hash() {
-  // FNV-1a over the sizes and offsets that both sides must agree on.
+  // The sizes and offsets that both sides must agree on.
   const std::uint64_t parts[] = {
       kVersion,
       sizeof(SegmentHeader),
@@ -49,14 +51,7 @@ std::uint64_t layout_hash() {
       offsetof(SlotHeader, inline_data),
       SlotHeader::kInlineBytes,
   };
-  std::uint64_t h = 0xcbf29ce484222325ull;
-  for (std::uint64_t p : parts) {
-    for (int i = 0; i < 8; ++i) {
-      h ^= (p >> (8 * i)) & 0xff;
-      h *= 0x100000001b3ull;
-    }
-  }
-  return h;
+  return fnv1a_words(parts);
 }
 
 }  // namespace shmcoll::segment
