@@ -28,8 +28,8 @@ GathervOp::GathervOp(TeamImpl& team, const void* sendbuf, Count sendcount, Datat
     return;
   }
   expose(recvbuf);
-  const PlanVector<validate::Block> blocks =
-      validate::blocks(ctx, "recvcounts", recvcounts, "displs", displs, recvtype);
+  PlanVector<validate::Block> blocks;
+  validate::blocks(ctx, "recvcounts", recvcounts, "displs", displs, recvtype, blocks);
   if (team.options().checks == CheckLevel::kFull)
     validate::no_overlap(ctx, as_span(blocks), "recvcounts", "displs", "written");
   for (const validate::Block& b : blocks) {

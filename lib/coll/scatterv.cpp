@@ -1,6 +1,7 @@
 #include <algorithm>
 
 #include "coll/scatter.hpp"
+#include "coll/scatterv_args.hpp"
 #include "coll/scatterv_inbox.hpp"
 #include "coll/single_copy.hpp"
 #include "copy/copy.hpp"
@@ -22,35 +23,18 @@ ScattervOp::ScattervOp(TeamImpl& team, const void* sendbuf, std::span<const Coun
     tree_ = false;
   if (tree_) tree_scatter_.emplace();
   if (!ctx.is_root()) {
-    sig_.bytes = validate::bytes(ctx, "recvcount", recvcount, recvtype);
-    validate::buffer(ctx, "recvbuf", recvbuf, sig_.bytes);
+    sig_.bytes = scatterv_args::check_receiver(ctx, recvbuf, recvcount, recvtype);
     // The root may write a share of a single-copy block into it (root_shares.hpp); a smaller
     // block's receiver publishes no address (which costs a lookup among shared buffers).
     if (path_of(sig_.bytes) == BlockPath::kDirect) expose(recvbuf);
     return;
   }
-  blocks_ = validate::blocks(ctx, "sendcounts", sendcounts, "displs", displs, sendtype);
+  scatterv_args::check_root(ctx, team.options().checks, sendbuf, sendcounts, displs, sendtype,
+                            recvbuf, recvcount, recvtype, in_place, blocks_);
   const PlanVector<validate::Block>& blocks = blocks_;
-  if (team.options().checks == CheckLevel::kFull)
-    validate::no_overlap(ctx, as_span(blocks), "sendcounts", "displs", "read");
-  std::uint64_t total = 0;
-  for (std::size_t r = 0; r < blocks.size(); ++r) {
-    validate::buffer(ctx, "sendbuf", sendbuf, blocks[r].bytes);
-    lend(sendbuf_ + blocks[r].offset, blocks[r].bytes);
-    if (static_cast<int>(r) != root) total += blocks[r].bytes;
-  }
-  validate::stream_length(ctx, total + 64 * blocks.size());
+  for (const validate::Block& blk : blocks) lend(sendbuf_ + blk.offset, blk.bytes);
   const auto me = static_cast<std::size_t>(root);
   sig_.bytes = 0;  // the root checks each peer against sendcounts instead
-  if (!in_place) {
-    const std::uint64_t mine = validate::bytes(ctx, "recvcount", recvcount, recvtype);
-    if (mine != blocks[me].bytes) {
-      validate::invalid(ctx, "recvcount x recvtype = " + std::to_string(mine) +
-                                 " bytes but sendcounts[" + std::to_string(root) +
-                                 "] x sendtype = " + std::to_string(blocks[me].bytes) + " bytes");
-    }
-    validate::buffer(ctx, "recvbuf", recvbuf, mine);
-  }
   if (!in_place && blocks[me].bytes > 0)
     copy_own_ = {sendbuf_ + blocks[me].offset, blocks[me].bytes};
   if (tree_) {
@@ -221,26 +205,12 @@ bool ScattervOp::advance_data(sync::WaitTarget& blocked_on) {
 
 bool ScattervOp::take_record_and_go_on() {
   record_ = scatterv_inbox::read(team_, op_);
-  const int me = team_.rank();
-  // Built only for a message: at small sizes the string would cost more than the call.
-  auto where = [&] {
-    return "scatterv (root " + std::to_string(sig_.root) + ", operation #" + std::to_string(op_) +
-           ") on rank " + std::to_string(me);
-  };
-  switch (scatterv_inbox::classify(record_, sig_.packed(), sig_.bytes)) {
+  switch (const scatterv_inbox::RecordUse use =
+              scatterv_inbox::classify(record_, sig_.packed(), sig_.bytes)) {
     case scatterv_inbox::RecordUse::kOtherCall:
-      // Throws for another collective or root; what is left is a garbled signature.
-      check_peer_signature(sig_.root, record_.signature, record_.bytes);
-      team_.fail(Status::kInternal, "corrupt scatterv record in " + where() + ": signature " +
-                                        std::to_string(record_.signature));
     case scatterv_inbox::RecordUse::kMismatch:
-      team_.fail(Status::kInvalidArgument, "type signature mismatch in " + where() +
-                                               ": the root sends " + std::to_string(record_.bytes) +
-                                               " bytes (its sendcounts[" + std::to_string(me) +
-                                               "]), this rank receives " + sig_.describe_bytes());
     case scatterv_inbox::RecordUse::kCorrupt:
-      team_.fail(Status::kInternal, "corrupt scatterv record in " + where() + ": block at " +
-                                        std::to_string(record_.where));
+      scatterv_inbox::fail_unusable(*this, team_, use, record_);
     case scatterv_inbox::RecordUse::kInline:
       scatterv_inbox::copy_inline(team_, op_, record_.bytes, recvbuf_);
       return false;

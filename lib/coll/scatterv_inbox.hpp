@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "core/operation.hpp"
 #include "core/team_impl.hpp"
 #include "segment/layout.hpp"
 #include "sync/tag.hpp"
@@ -113,6 +114,11 @@ inline RecordUse classify(const Record& rec, std::uint64_t signature, std::uint6
   return rec.where > kMaxOffset || rec.bytes > kMaxOffset ? RecordUse::kCorrupt
                                                           : RecordUse::kInStream;
 }
+
+// Receiver: raises the error that a record it cannot use (kOtherCall, kMismatch, kCorrupt)
+// stands for, naming operation `op`, this rank and the values.
+[[noreturn]] void fail_unusable(const CollectiveOp& op, TeamImpl& team, RecordUse use,
+                                const Record& rec);
 
 // Receiver: copies the inline block of a record read from the line of `op` to `dst`; `bytes`
 // (the record's, checked by the caller) is at most kInlineBytes.

@@ -8,6 +8,7 @@
 #include "coll/bcast.hpp"
 #include "coll/gather.hpp"
 #include "coll/scatter.hpp"
+#include "coll/scatterv_inline.hpp"
 #include "core/progress_engine.hpp"
 #include "core/team_impl.hpp"
 
@@ -100,12 +101,22 @@ void Team::scatter(const void* sendbuf, Count sendcount, Datatype sendtype, InPl
 void Team::scatterv(const void* sendbuf, std::span<const Count> sendcounts,
                     std::span<const Count> displs, Datatype sendtype, void* recvbuf,
                     Count recvcount, Datatype recvtype, int root) {
+  if (InlineScattervOp::fits(*impl_, sendcounts, sendtype, recvcount, recvtype, root)) {
+    run_op<InlineScattervOp>(*impl_, *engine_, sendbuf, sendcounts, displs, sendtype, recvbuf,
+                             recvcount, recvtype, false, root);
+    return;
+  }
   run_op<ScattervOp>(*impl_, *engine_, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount,
                      recvtype, false, root);
 }
 
 void Team::scatterv(const void* sendbuf, std::span<const Count> sendcounts,
                     std::span<const Count> displs, Datatype sendtype, InPlace, int root) {
+  if (InlineScattervOp::fits(*impl_, sendcounts, sendtype, 0, sendtype, root)) {
+    run_op<InlineScattervOp>(*impl_, *engine_, sendbuf, sendcounts, displs, sendtype, nullptr,
+                             Count{0}, sendtype, true, root);
+    return;
+  }
   run_op<ScattervOp>(*impl_, *engine_, sendbuf, sendcounts, displs, sendtype, nullptr, Count{0},
                      sendtype, true, root);
 }

@@ -7,12 +7,6 @@
 #include "shmcoll/error.hpp"
 
 namespace shmcoll::validate {
-namespace {
-// Larger byte counts or offsets are refused: no buffer is that large, and sums stay far from
-// overflowing.
-constexpr std::uint64_t kMaxBytes = std::uint64_t{1} << 62;
-}  // namespace
-
 void invalid(const Context& ctx, const std::string& what) {
   std::string where = std::string(kind_name(ctx.kind)) + " on rank " + std::to_string(ctx.rank);
   if (ctx.kind != Kind::kBarrier) {
@@ -21,31 +15,24 @@ void invalid(const Context& ctx, const std::string& what) {
   throw InvalidArgument(where + ": " + what);
 }
 
-void root(const Context& ctx) {
-  if (ctx.root < 0 || ctx.root >= ctx.size) {
-    invalid(ctx, "root = " + std::to_string(ctx.root) + " is outside the team [0, " +
-                     std::to_string(ctx.size) + ")");
-  }
+void root_out_of_range(const Context& ctx) {
+  invalid(ctx, "root = " + std::to_string(ctx.root) + " is outside the team [0, " +
+                   std::to_string(ctx.size) + ")");
 }
 
-std::uint64_t bytes(const Context& ctx, const char* count_name, Count count, Datatype type) {
+void bad_count(const Context& ctx, const char* count_name, Count count, Datatype type) {
   if (count < 0)
     invalid(ctx, std::string(count_name) + " = " + std::to_string(count) + " is negative");
   if (type.size == 0) invalid(ctx, std::string("the datatype of ") + count_name + " has size 0");
-  std::uint64_t b = 0;
-  if (__builtin_mul_overflow(static_cast<std::uint64_t>(count), type.size, &b) || b > kMaxBytes) {
-    invalid(ctx, std::string(count_name) + " = " + std::to_string(count) + " of " +
-                     std::to_string(type.size) + "-byte " + type.name +
-                     " overflows the byte count");
-  }
-  return b;
+  invalid(ctx, std::string(count_name) + " = " + std::to_string(count) + " of " +
+                   std::to_string(type.size) + "-byte " + type.name + " overflows the byte count");
 }
 
-void buffer(const Context& ctx, const char* name, const void* p, std::uint64_t bytes) {
-  if (p == nullptr && bytes > 0) {
-    invalid(ctx, std::string(name) + " is null but must hold " + std::to_string(bytes) + " bytes");
-  }
+void null_buffer(const Context& ctx, const char* name, std::uint64_t bytes) {
+  invalid(ctx, std::string(name) + " is null but must hold " + std::to_string(bytes) + " bytes");
 }
+
+void in_place_off_root(const Context& ctx) { invalid(ctx, "in_place is only allowed at the root"); }
 
 void stream_length(const Context& ctx, std::uint64_t bytes) {
   const StreamShape shape{bytes, ctx.slot_bytes};
@@ -56,11 +43,6 @@ void stream_length(const Context& ctx, std::uint64_t bytes) {
                      std::to_string(sync::kMaxChunks) +
                      " an operation can number; raise SHMCOLL_SLOT_BYTES");
   }
-}
-
-void common(const Context& ctx, bool in_place) {
-  root(ctx);
-  if (in_place && !ctx.is_root()) invalid(ctx, "in_place is only allowed at the root");
 }
 
 std::uint64_t uniform_blocks(const Context& ctx, const Side& whole, const Side& own,
@@ -88,9 +70,28 @@ std::uint64_t uniform_blocks(const Context& ctx, const Side& whole, const Side& 
   return b;
 }
 
-PlanVector<Block> blocks(const Context& ctx, const char* counts_name,
-                          std::span<const Count> counts, const char* displs_name,
-                          std::span<const Count> displs, Datatype type) {
+namespace {
+
+// Rank r's entries of counts and displs, found wrong by blocks(): says how.
+[[noreturn]] void bad_block(const Context& ctx, const char* counts_name, Count c,
+                            const char* displs_name, Count d, Datatype type, std::size_t r) {
+  auto at = [&](const char* name) { return concat(name, '[', r, ']'); };
+  if (c < 0) invalid(ctx, concat(at(counts_name), " = ", c, " is negative"));
+  std::uint64_t b = 0;
+  if (__builtin_mul_overflow(static_cast<std::uint64_t>(c), type.size, &b) || b > kMaxBytes) {
+    invalid(ctx, concat(at(counts_name), " = ", c, " of ", type.size, "-byte ", type.name,
+                        " overflows the byte count"));
+  }
+  if (d < 0) invalid(ctx, concat(at(displs_name), " = ", d, " is negative"));
+  invalid(ctx, concat(at(displs_name), " = ", d, " with ", at(counts_name), " = ", c,
+                      " overflows the buffer offset"));
+}
+
+}  // namespace
+
+void blocks(const Context& ctx, const char* counts_name, std::span<const Count> counts,
+            const char* displs_name, std::span<const Count> displs, Datatype type,
+            PlanVector<Block>& out) {
   const auto n = static_cast<std::size_t>(ctx.size);
   if (counts.size() < n) {
     invalid(ctx, std::string(counts_name) + " has " + std::to_string(counts.size()) +
@@ -101,26 +102,18 @@ PlanVector<Block> blocks(const Context& ctx, const char* counts_name,
                      " entries, the team has " + std::to_string(n) + " ranks");
   }
   if (type.size == 0) invalid(ctx, concat("the datatype of ", counts_name, " has size 0"));
-  PlanVector<Block> out(n);
+  out.resize(n);
   for (std::size_t r = 0; r < n; ++r) {
-    // Names are built only for a message: this loop runs on every call of a v form.
-    auto at = [&](const char* name) { return concat(name, '[', r, ']'); };
     const Count c = counts[r], d = displs[r];
-    if (c < 0) invalid(ctx, concat(at(counts_name), " = ", c, " is negative"));
     std::uint64_t b = 0, off = 0, end = 0;
-    if (__builtin_mul_overflow(static_cast<std::uint64_t>(c), type.size, &b) || b > kMaxBytes) {
-      invalid(ctx, concat(at(counts_name), " = ", c, " of ", type.size, "-byte ", type.name,
-                          " overflows the byte count"));
-    }
-    if (d < 0) invalid(ctx, concat(at(displs_name), " = ", d, " is negative"));
-    if (__builtin_mul_overflow(static_cast<std::uint64_t>(d), type.size, &off) ||
-        __builtin_add_overflow(off, b, &end) || end > kMaxBytes) {
-      invalid(ctx, concat(at(displs_name), " = ", d, " with ", at(counts_name), " = ", c,
-                          " overflows the buffer offset"));
-    }
+    // One test for everything (negative values wrap to more than kMaxBytes); bad_block says
+    // which part failed.
+    if (__builtin_mul_overflow(static_cast<std::uint64_t>(c), type.size, &b) ||
+        __builtin_mul_overflow(static_cast<std::uint64_t>(d), type.size, &off) ||
+        __builtin_add_overflow(off, b, &end) || b > kMaxBytes || end > kMaxBytes) [[unlikely]]
+      bad_block(ctx, counts_name, c, displs_name, d, type, r);
     out[r] = {off, b};
   }
-  return out;
 }
 
 void no_overlap(const Context& ctx, std::span<const Block> blocks, const char* counts_name,

@@ -25,16 +25,44 @@ struct Context {
 
 [[noreturn]] void invalid(const Context& ctx, const std::string& what);
 
-void root(const Context& ctx);
+// Larger byte counts or offsets are refused: no buffer is that large, and sums stay far from
+// overflowing.
+inline constexpr std::uint64_t kMaxBytes = std::uint64_t{1} << 62;
+
+// The checks below run on every call, so they are inline and only their messages are built out
+// of line (the [[noreturn]] functions, which say what is wrong).
+[[noreturn]] void root_out_of_range(const Context& ctx);
+[[noreturn]] void bad_count(const Context& ctx, const char* count_name, Count count, Datatype type);
+[[noreturn]] void null_buffer(const Context& ctx, const char* name, std::uint64_t bytes);
+[[noreturn]] void in_place_off_root(const Context& ctx);
+
+inline void root(const Context& ctx) {
+  if (ctx.root < 0 || ctx.root >= ctx.size) [[unlikely]]
+    root_out_of_range(ctx);
+}
 // count x type.size, checked for sign, zero-size types and overflow.
-std::uint64_t bytes(const Context& ctx, const char* count_name, Count count, Datatype type);
+inline std::uint64_t bytes(const Context& ctx, const char* count_name, Count count, Datatype type) {
+  std::uint64_t b = 0;
+  if (count < 0 || type.size == 0 ||
+      __builtin_mul_overflow(static_cast<std::uint64_t>(count), type.size, &b) || b > kMaxBytes)
+      [[unlikely]]
+    bad_count(ctx, count_name, count, type);
+  return b;
+}
 // A buffer that must hold `bytes` bytes.
-void buffer(const Context& ctx, const char* name, const void* p, std::uint64_t bytes);
+inline void buffer(const Context& ctx, const char* name, const void* p, std::uint64_t bytes) {
+  if (p == nullptr && bytes > 0) [[unlikely]]
+    null_buffer(ctx, name, bytes);
+}
 // A stream of `bytes` must fit in the chunk counter.
 void stream_length(const Context& ctx, std::uint64_t bytes);
 
 // The start every collective shares: the root is in range, and in_place is used at the root only.
-void common(const Context& ctx, bool in_place);
+inline void common(const Context& ctx, bool in_place) {
+  root(ctx);
+  if (in_place && !ctx.is_root()) [[unlikely]]
+    in_place_off_root(ctx);
+}
 
 // One side of a scatter or gather call: a count, a datatype and a buffer, with their names.
 struct Side {
@@ -55,11 +83,18 @@ struct Block {
   std::uint64_t offset = 0;
   std::uint64_t bytes = 0;
 };
-// Checks counts and displacements (size() entries, non-negative, no overflow) and returns the
-// blocks they describe.
-PlanVector<Block> blocks(const Context& ctx, const char* counts_name,
-                         std::span<const Count> counts, const char* displs_name,
-                          std::span<const Count> displs, Datatype type);
+// Checks counts and displacements (size() entries, non-negative, no overflow) and fills `out`
+// with the blocks they describe.
+void blocks(const Context& ctx, const char* counts_name, std::span<const Count> counts,
+            const char* displs_name, std::span<const Count> displs, Datatype type,
+            PlanVector<Block>& out);
+inline PlanVector<Block> blocks(const Context& ctx, const char* counts_name,
+                                std::span<const Count> counts, const char* displs_name,
+                                std::span<const Count> displs, Datatype type) {
+  PlanVector<Block> out;
+  blocks(ctx, counts_name, counts, displs_name, displs, type, out);
+  return out;
+}
 // MPI: no location of the root's buffer may be read twice (scatterv) or written twice
 // (gatherv). O(n log n), so only done at CheckLevel::kFull.
 void no_overlap(const Context& ctx, std::span<const Block> blocks, const char* counts_name,

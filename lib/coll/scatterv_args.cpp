@@ -1,0 +1,32 @@
+#include "coll/scatterv_args.hpp"
+
+#include <string>
+
+namespace shmcoll::scatterv_args {
+
+void check_root(const validate::Context& ctx, CheckLevel checks, const void* sendbuf,
+                std::span<const Count> sendcounts, std::span<const Count> displs, Datatype sendtype,
+                const void* recvbuf, Count recvcount, Datatype recvtype, bool in_place,
+                PlanVector<validate::Block>& blocks) {
+  validate::blocks(ctx, "sendcounts", sendcounts, "displs", displs, sendtype, blocks);
+  if (checks == CheckLevel::kFull)
+    validate::no_overlap(ctx, as_span(blocks), "sendcounts", "displs", "read");
+  std::uint64_t total = 0;
+  for (std::size_t r = 0; r < blocks.size(); ++r) {
+    validate::buffer(ctx, "sendbuf", sendbuf, blocks[r].bytes);
+    if (static_cast<int>(r) != ctx.root) total += blocks[r].bytes;
+  }
+  validate::stream_length(ctx, total + 64 * blocks.size());
+  if (!in_place) {
+    const std::uint64_t mine = validate::bytes(ctx, "recvcount", recvcount, recvtype);
+    const std::uint64_t expected = blocks[static_cast<std::size_t>(ctx.root)].bytes;
+    if (mine != expected) {
+      validate::invalid(ctx, "recvcount x recvtype = " + std::to_string(mine) +
+                                 " bytes but sendcounts[" + std::to_string(ctx.root) +
+                                 "] x sendtype = " + std::to_string(expected) + " bytes");
+    }
+    validate::buffer(ctx, "recvbuf", recvbuf, mine);
+  }
+}
+
+}  // namespace shmcoll::scatterv_args

@@ -1,0 +1,95 @@
+#include "coll/scatterv_inline.hpp"
+
+#include <cstring>
+#include <string>
+
+#include "coll/scatterv_args.hpp"
+#include "coll/scatterv_inbox.hpp"
+#include "coll/tree_scatter.hpp"
+
+namespace shmcoll {
+
+bool InlineScattervOp::fits(TeamImpl& team, std::span<const Count> sendcounts, Datatype sendtype,
+                            Count recvcount, Datatype recvtype, int root) {
+  if (team.options().checks == CheckLevel::kFull || team.size() < 2) return false;
+  if (root < 0 || root >= team.size()) return false;
+  constexpr auto kMax = static_cast<std::uint64_t>(scatterv_inbox::InboxLine::kInlineBytes);
+  // Counts are compared as unsigned: a negative one is out of range too.
+  if (team.rank() != root) {
+    if (recvtype.size == 0 || static_cast<std::uint64_t>(recvcount) > kMax / recvtype.size)
+      return false;
+    // The root's leaf children take records from it along the tree as well.
+    return !team.uses_tree(Kind::kScatterv, 0, root) ||
+           TreeScatter::takes_record(team.tree(root), team.rank());
+  }
+  if (sendtype.size == 0 || sendcounts.size() != static_cast<std::size_t>(team.size()))
+    return false;
+  for (const Count c : sendcounts)
+    if (static_cast<std::uint64_t>(c) > kMax / sendtype.size) return false;
+  return !team.uses_tree(Kind::kScatterv, 0, root);
+}
+
+InlineScattervOp::InlineScattervOp(TeamImpl& team, const void* sendbuf,
+                                   std::span<const Count> sendcounts, std::span<const Count> displs,
+                                   Datatype sendtype, void* recvbuf, Count recvcount,
+                                   Datatype recvtype, bool in_place, int root)
+    : CollectiveOp(team, {Kind::kScatterv, root, 0, recvcount, recvtype}),
+      sendbuf_(static_cast<const std::byte*>(sendbuf)),
+      recvbuf_(static_cast<std::byte*>(recvbuf)),
+      in_place_(in_place) {
+  const validate::Context ctx{Kind::kScatterv, team.rank(), team.size(), root, team.slot_bytes()};
+  validate::common(ctx, in_place);
+  if (!ctx.is_root()) {
+    sig_.bytes = scatterv_args::check_receiver(ctx, recvbuf, recvcount, recvtype);
+    return;
+  }
+  scatterv_args::check_root(ctx, team.options().checks, sendbuf, sendcounts, displs, sendtype,
+                            recvbuf, recvcount, recvtype, in_place, blocks_);
+  for (const validate::Block& blk : blocks_) lend(sendbuf_ + blk.offset, blk.bytes);
+  sig_.bytes = 0;  // as ScattervOp's root: it checks each peer against sendcounts instead
+}
+
+std::int64_t InlineScattervOp::expected_peer_bytes(int peer) const {
+  if (team_.rank() != sig_.root) return -1;  // receivers check the root's record instead
+  return static_cast<std::int64_t>(blocks_[static_cast<std::size_t>(peer)].bytes);
+}
+
+std::string InlineScattervOp::expected_bytes_text(int peer) const {
+  return "the root sends " + std::to_string(blocks_[static_cast<std::size_t>(peer)].bytes) +
+         " bytes to rank " + std::to_string(peer) + " (sendcounts[" + std::to_string(peer) +
+         "] x " + sig_.type.name + ")";
+}
+
+bool InlineScattervOp::post_records(sync::WaitTarget& blocked_on) {
+  for (; next_record_ < team_.size(); ++next_record_) {
+    const int r = next_record_;
+    if (r == sig_.root) continue;
+    if (!scatterv_inbox::line_free(team_, r, op_, blocked_on)) return false;
+    const validate::Block& blk = blocks_[static_cast<std::size_t>(r)];
+    scatterv_inbox::post(team_, r, op_, sig_.packed(), blk.bytes, sendbuf_ + blk.offset, 0, 0);
+  }
+  return true;
+}
+
+bool InlineScattervOp::advance_data(sync::WaitTarget& blocked_on) {
+  if (team_.rank() == sig_.root) {
+    if (!post_records(blocked_on)) return false;
+    const validate::Block& own = blocks_[static_cast<std::size_t>(sig_.root)];
+    if (!in_place_ && own.bytes > 0) std::memcpy(recvbuf_, sendbuf_ + own.offset, own.bytes);
+    return true;
+  }
+  const sync::WaitTarget record_posted = scatterv_inbox::awaited(team_, op_, sig_.root);
+  if (!sync::reached(record_posted)) {
+    blocked_on = record_posted;
+    return false;
+  }
+  const scatterv_inbox::Record record = scatterv_inbox::read(team_, op_);
+  const scatterv_inbox::RecordUse use = scatterv_inbox::classify(record, sig_.packed(), sig_.bytes);
+  // The root of a matching call posts this rank's block inline: it fits, as this rank's does.
+  if (use != scatterv_inbox::RecordUse::kInline)
+    scatterv_inbox::fail_unusable(*this, team_, use, record);
+  scatterv_inbox::copy_inline(team_, op_, record.bytes, recvbuf_);
+  return true;
+}
+
+}  // namespace shmcoll
