@@ -19,8 +19,7 @@ std::span<std::byte> SharedBuffer::local() const {
   return mapping_ ? part(mapping_->rank) : std::span<std::byte>();
 }
 
-std::uint64_t SharedBuffers::id_of(const void* p, std::uint64_t bytes) {
-  if (mappings_.empty() || p == nullptr) return 0;
+std::uint64_t SharedBuffers::look_up(const void* p, std::uint64_t bytes) {
   // Forget what this rank has freed.
   std::erase_if(mappings_, [](const auto& w) { return w.expired(); });
   const auto at = reinterpret_cast<std::uintptr_t>(p);

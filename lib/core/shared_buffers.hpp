@@ -36,7 +36,10 @@ class SharedBuffers {
   std::uint64_t next_id() { return ++last_id_; }
 
   // The id of the live allocation holding [p, p + bytes) in this process, or 0.
-  std::uint64_t id_of(const void* p, std::uint64_t bytes);
+  std::uint64_t id_of(const void* p, std::uint64_t bytes) {
+    // Inline for the common case: every call's arrival asks, most teams share no buffers.
+    return mappings_.empty() || p == nullptr ? 0 : look_up(p, bytes);
+  }
 
   // Where [remote, remote + bytes) of `peer` (an address in peer's space, inside allocation
   // `id`) is mapped here; null when id is 0, this rank no longer maps it, or the range is not
@@ -47,6 +50,7 @@ class SharedBuffers {
   bool empty() const { return mappings_.empty(); }
 
  private:
+  std::uint64_t look_up(const void* p, std::uint64_t bytes);
   std::vector<std::weak_ptr<detail::SharedMapping>> mappings_;
   std::uint64_t last_id_ = 0;
 };

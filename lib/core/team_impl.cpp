@@ -35,7 +35,7 @@ TeamImpl::TeamImpl(Bootstrap& bootstrap, const Options& options) : options_(opti
   policy_.sleep_slice_ns = std::int64_t{std::max(options_.peer_check_ms, 1)} * 1'000'000;
 }
 
-const topology::Tree& TeamImpl::tree(int root) {
+const topology::Tree& TeamImpl::build_tree(int root) {
   if (trees_.empty()) trees_.resize(static_cast<std::size_t>(size_));
   auto& t = trees_[static_cast<std::size_t>(root)];
   if (!t) t = std::make_unique<topology::Tree>(topology::build_tree(places_, root));
@@ -167,12 +167,11 @@ bool TeamImpl::abort_recorded() {
 
 bool TeamImpl::peer_alive(int r) const { return sync::process_alive(pid(r)); }
 
-void TeamImpl::check_aborted() {
+void TeamImpl::raise_abort() {
   if (aborted_) throw_error(abort_status_, abort_message_);
   segment::AbortRecord& record = segment_.abort_record();
   // acquire: pairs with the release of kSet in record_abort.
   std::uint32_t state = record.state.load(std::memory_order_acquire);
-  if (state == segment::AbortRecord::kClear) return;
   // Another rank won the record and is writing it (it may be descheduled right now): its error
   // is the team's, so wait for the message rather than report something else. Bounded, in case
   // the writer dies between the two stores.

@@ -54,7 +54,12 @@ class TeamImpl final : public sync::WaitObserver {
   std::uint32_t slots() const { return segment_.geometry().slots; }
   const std::vector<topology::Place>& places() const { return places_; }
   // The topology tree rooted at `root`, built on first use and kept.
-  const topology::Tree& tree(int root);
+  const topology::Tree& tree(int root) {
+    // Inline: the agree stage asks on every call (compared_toward_root).
+    if (!trees_.empty() && trees_[static_cast<std::size_t>(root)]) [[likely]]
+      return *trees_[static_cast<std::size_t>(root)];
+    return build_tree(root);
+  }
   // Where this rank, a leaf of the tree rooted at `root`, finds its block in its parent's
   // stream when every block is `block` bytes (uniform scatter): `at` and the stream's length.
   // Kept per root for the last block size, so that repeated calls skip the parent's layout.
@@ -174,8 +179,13 @@ class TeamImpl final : public sync::WaitObserver {
   [[noreturn]] void fail(Status status, const std::string& message);
   // Records the error team-wide (if none is recorded yet) and wakes every sleeper.
   void record_abort(Status status, const std::string& message);
-  // Throws the team's abort error if one was recorded.
-  void check_aborted();
+  // Throws the team's abort error if one was recorded. Inline: every call checks.
+  void check_aborted() {
+    // acquire: pairs with the release of kSet in record_abort.
+    if (aborted_ || segment_.abort_record().state.load(std::memory_order_acquire) !=
+                        segment::AbortRecord::kClear) [[unlikely]]
+      raise_abort();
+  }
   // Whether an abort is recorded, without throwing (callers order the load with a fence).
   bool abort_recorded();
   bool peer_alive(int r) const;
@@ -216,6 +226,7 @@ class TeamImpl final : public sync::WaitObserver {
 
  private:
   void form(Bootstrap& bootstrap);
+  const topology::Tree& build_tree(int root);
   registry::TeamShape make_shape(int root);
   // Each rank's OS NUMA node for the segment's placement (empty when the topology is not this
   // machine's). An unbound rank's is where it ran at formation, the node first touch would
@@ -223,6 +234,9 @@ class TeamImpl final : public sync::WaitObserver {
   segment::RankNodes rank_nodes() const;
 
   void check_peer_in_slow_wait(const sync::WaitTarget& target);
+  // check_aborted's error: this rank's, or the one another rank recorded (waiting while that
+  // rank is still writing it).
+  [[noreturn]] void raise_abort();
 
   int rank_ = 0;
   int size_ = 0;

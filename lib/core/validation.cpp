@@ -34,15 +34,13 @@ void null_buffer(const Context& ctx, const char* name, std::uint64_t bytes) {
 
 void in_place_off_root(const Context& ctx) { invalid(ctx, "in_place is only allowed at the root"); }
 
-void stream_length(const Context& ctx, std::uint64_t bytes) {
+void stream_length_counted(const Context& ctx, std::uint64_t bytes) {
   const StreamShape shape{bytes, ctx.slot_bytes};
-  if (shape.chunks() > sync::kMaxChunks) {
-    invalid(ctx, "a message of " + std::to_string(bytes) + " bytes needs " +
-                     std::to_string(shape.chunks()) + " chunks of " +
-                     std::to_string(ctx.slot_bytes) + " bytes, more than the " +
-                     std::to_string(sync::kMaxChunks) +
-                     " an operation can number; raise SHMCOLL_SLOT_BYTES");
-  }
+  if (shape.chunks() <= sync::kMaxChunks) return;
+  invalid(ctx, "a message of " + std::to_string(bytes) + " bytes needs " +
+                   std::to_string(shape.chunks()) + " chunks of " + std::to_string(ctx.slot_bytes) +
+                   " bytes, more than the " + std::to_string(sync::kMaxChunks) +
+                   " an operation can number; raise SHMCOLL_SLOT_BYTES");
 }
 
 std::uint64_t uniform_blocks(const Context& ctx, const Side& whole, const Side& own,

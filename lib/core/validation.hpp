@@ -11,6 +11,7 @@
 #include "core/plan_vector.hpp"
 #include "core/signature.hpp"
 #include "shmcoll/datatype.hpp"
+#include "sync/tag.hpp"
 
 namespace shmcoll::validate {
 
@@ -54,8 +55,14 @@ inline void buffer(const Context& ctx, const char* name, const void* p, std::uin
   if (p == nullptr && bytes > 0) [[unlikely]]
     null_buffer(ctx, name, bytes);
 }
-// A stream of `bytes` must fit in the chunk counter.
-void stream_length(const Context& ctx, std::uint64_t bytes);
+// A stream of `bytes` must fit in the chunk counter. Slots hold at least a cache line, so
+// streams up to kMaxChunks cache lines always fit and skip the division.
+void stream_length_counted(const Context& ctx, std::uint64_t bytes);
+inline void stream_length(const Context& ctx, std::uint64_t bytes) {
+  constexpr std::uint64_t kLine = 64;
+  if (bytes <= sync::kMaxChunks * kLine && ctx.slot_bytes >= kLine) return;
+  stream_length_counted(ctx, bytes);
+}
 
 // The start every collective shares: the root is in range, and in_place is used at the root only.
 inline void common(const Context& ctx, bool in_place) {

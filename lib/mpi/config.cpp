@@ -41,7 +41,7 @@ const char* coll_env_name(Coll c) {
   return "?";
 }
 
-const PluginConfig& config() {
+const PluginConfig& load_config() {
   static const PluginConfig c = [] {
     PluginConfig p;
     p.enabled = flag("SHMCOLL_ENABLE", true);
@@ -54,6 +54,9 @@ const PluginConfig& config() {
     if (const char* scope = std::getenv("SHMCOLL_MPI_BUDGET_SCOPE")) p.budget_scope = scope;
     return p;
   }();
+  // release: a thread that loads the pointer sees the fields above (the static's guard orders
+  // them for callers of this function).
+  loaded_config.store(&c, std::memory_order_release);
   return c;
 }
 

@@ -37,7 +37,15 @@ struct PluginConfig {
   std::uint64_t budget_bytes = std::uint64_t{1} << 30;
   std::string budget_scope;
 };
-const PluginConfig& config();
+// The configuration, read on first use (load_config). Inline, because every intercepted call
+// asks: after the first use it is one acquire load.
+const PluginConfig& load_config();
+inline std::atomic<const PluginConfig*> loaded_config{nullptr};
+inline const PluginConfig& config() {
+  // acquire: pairs with load_config's release store, which follows the fields' writes.
+  const PluginConfig* c = loaded_config.load(std::memory_order_acquire);
+  return c != nullptr ? *c : load_config();
+}
 
 // What the plugin knows about one communicator; owned by the communicator's attribute.
 struct CommState {
