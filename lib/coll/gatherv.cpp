@@ -16,7 +16,7 @@ GathervOp::GathervOp(TeamImpl& team, const void* sendbuf, Count sendcount, Datat
       in_place_(in_place) {
   const validate::Context ctx{Kind::kGatherv, team.rank(), team.size(), root, team.slot_bytes()};
   validate::common(ctx, in_place);
-  tree_ = team.size() > 1 && team.uses_tree(Kind::kGatherv, 0, root);
+  tree_ = team.size() > 1 && team.v_form_uses_tree(Kind::kGatherv, root);
   if (tree_) tree_gather_.emplace();
   if (!ctx.is_root()) {
     sig_.bytes = validate::bytes(ctx, "sendcount", sendcount, sendtype);

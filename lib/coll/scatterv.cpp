@@ -17,7 +17,7 @@ ScattervOp::ScattervOp(TeamImpl& team, const void* sendbuf, std::span<const Coun
       recvbuf_(static_cast<std::byte*>(recvbuf)) {
   const validate::Context ctx{Kind::kScatterv, team.rank(), team.size(), root, team.slot_bytes()};
   validate::common(ctx, in_place);
-  tree_ = team.size() > 1 && team.uses_tree(Kind::kScatterv, 0, root);
+  tree_ = team.size() > 1 && team.v_form_uses_tree(Kind::kScatterv, root);
   // The root's leaf children take their blocks as flat receivers do, from the root's records.
   if (tree_ && !ctx.is_root() && TreeScatter::takes_record(team.tree(root), team.rank()))
     tree_ = false;

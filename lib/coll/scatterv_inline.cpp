@@ -16,17 +16,23 @@ bool InlineScattervOp::fits(TeamImpl& team, std::span<const Count> sendcounts, D
   constexpr auto kMax = static_cast<std::uint64_t>(scatterv_inbox::InboxLine::kInlineBytes);
   // Counts are compared as unsigned: a negative one is out of range too.
   if (team.rank() != root) {
-    if (recvtype.size == 0 || static_cast<std::uint64_t>(recvcount) > kMax / recvtype.size)
+    std::uint64_t bytes = 0;
+    if (__builtin_mul_overflow(static_cast<std::uint64_t>(recvcount), recvtype.size, &bytes) ||
+        bytes > kMax || recvtype.size == 0)
       return false;
     // The root's leaf children take records from it along the tree as well.
-    return !team.uses_tree(Kind::kScatterv, 0, root) ||
+    return !team.v_form_uses_tree(Kind::kScatterv, root) ||
            TreeScatter::takes_record(team.tree(root), team.rank());
   }
   if (sendtype.size == 0 || sendcounts.size() != static_cast<std::size_t>(team.size()))
     return false;
-  for (const Count c : sendcounts)
-    if (static_cast<std::uint64_t>(c) > kMax / sendtype.size) return false;
-  return !team.uses_tree(Kind::kScatterv, 0, root);
+  for (const Count c : sendcounts) {
+    std::uint64_t bytes = 0;
+    if (__builtin_mul_overflow(static_cast<std::uint64_t>(c), sendtype.size, &bytes) ||
+        bytes > kMax)
+      return false;
+  }
+  return !team.v_form_uses_tree(Kind::kScatterv, root);
 }
 
 InlineScattervOp::InlineScattervOp(TeamImpl& team, const void* sendbuf,

@@ -42,6 +42,13 @@ const topology::Tree& TeamImpl::build_tree(int root) {
   return *t;
 }
 
+bool TeamImpl::learn_v_form_tree(Kind kind, int root) {
+  if (v_form_tree_.empty()) v_form_tree_.assign(2 * static_cast<std::size_t>(size_), -1);
+  const bool tree = uses_tree(kind, 0, root);
+  v_form_tree_[v_form_index(kind, root)] = tree ? 1 : 0;
+  return tree;
+}
+
 registry::TeamShape TeamImpl::make_shape(int root) {
   const topology::Tree& t = tree(root);
   return {size_,

@@ -130,6 +130,14 @@ class TeamImpl final : public sync::WaitObserver {
     const registry::TeamShape& s = shape(root);
     return !registry::always_flat(s) && registry::choose(s, kind, block_bytes).tree;
   }
+  // Scatterv and gatherv choose without the sizes (registry.hpp), so their answer is fixed per
+  // root: kept from the first call, as every call asks.
+  bool v_form_uses_tree(Kind kind, int root) {
+    const std::size_t at = v_form_index(kind, root);
+    if (at < v_form_tree_.size() && v_form_tree_[at] >= 0) [[likely]]
+      return v_form_tree_[at] == 1;
+    return learn_v_form_tree(kind, root);
+  }
   // Whether a block of a scatterv or gatherv (`kind`) of `bytes` moves with the single copy
   // (cross-memory attach): the registry's rule. The same answer on every rank for matching
   // arguments: it depends on rank 0's options, the team's size and the team-wide probe at
@@ -227,6 +235,10 @@ class TeamImpl final : public sync::WaitObserver {
  private:
   void form(Bootstrap& bootstrap);
   const topology::Tree& build_tree(int root);
+  static std::size_t v_form_index(Kind kind, int root) {
+    return 2 * static_cast<std::size_t>(root) + (kind == Kind::kGatherv ? 1 : 0);
+  }
+  bool learn_v_form_tree(Kind kind, int root);
   registry::TeamShape make_shape(int root);
   // Each rank's OS NUMA node for the segment's placement (empty when the topology is not this
   // machine's). An unbound rank's is where it ran at formation, the node first touch would
@@ -247,9 +259,10 @@ class TeamImpl final : public sync::WaitObserver {
   std::vector<std::unique_ptr<topology::Tree>> trees_;  // by root
   std::vector<std::optional<registry::TeamShape>> shapes_;  // by root
   std::vector<LeafPlace> leaf_places_;                      // by root
-  std::vector<ScatterRootPlan> scatter_root_plans_;         // by root
-  std::vector<GatherRootPlan> gather_root_plans_;           // by root, then v-form
-  std::uint64_t published_progress_ = 0;                    // the last tag publish_step stored
+  std::vector<std::int8_t> v_form_tree_;  // by root and kind: -1 not asked yet, 0 flat, 1 tree
+  std::vector<ScatterRootPlan> scatter_root_plans_;  // by root
+  std::vector<GatherRootPlan> gather_root_plans_;    // by root, then v-form
+  std::uint64_t published_progress_ = 0;             // the last tag publish_step stored
   bool oversubscribed_ = false;  // more ranks than CPUs to run on (the same on every rank)
   bool single_copy_ = false;     // every pair of ranks passed the CMA probe at formation
   std::string single_copy_why_;  // why not, when it did not

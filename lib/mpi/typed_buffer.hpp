@@ -9,6 +9,7 @@
 
 #include <mpi.h>
 
+#include <atomic>
 #include <span>
 #include <string>
 #include <vector>
@@ -29,8 +30,32 @@ struct TypeInfo {
     return contiguous ? Datatype{static_cast<std::size_t>(size), name} : kByte;
   }
 };
-// Returns an MPI error code (MPI_SUCCESS when `info` is filled).
-int type_info(MPI_Datatype type, TypeInfo& info);
+// A predefined datatype's facts, read once (typed_buffer.cpp).
+struct KnownType {
+  MPI_Datatype type;
+  int size = 0;
+  MPI_Aint extent = 0;
+  bool contiguous = false;
+  const char* name = "";
+};
+// The last predefined type looked up: a call usually passes the same type as the previous one,
+// and the comparison saves the table's hash and division. Entries never move or change once the
+// table is built.
+inline std::atomic<const KnownType*> last_known_type{nullptr};
+// type_info beyond the last type: the table of predefined types, or MPI's queries.
+int look_up_type(MPI_Datatype type, TypeInfo& info);
+// Returns an MPI error code (MPI_SUCCESS when `info` is filled). Inline for the common case.
+inline int type_info(MPI_Datatype type, TypeInfo& info) {
+  // acquire, paired with look_up_type's release: a thread that never went through the table's
+  // initialisation still sees the entry it reads through the pointer.
+  const KnownType* known = last_known_type.load(std::memory_order_acquire);
+  if (known == nullptr || known->type != type) return look_up_type(type, info);
+  info.size = known->size;
+  info.extent = known->extent;
+  info.contiguous = known->contiguous;
+  info.name = known->name;
+  return MPI_SUCCESS;
+}
 
 // `count` elements at `buf`: as shmcoll sees them (data, count, element).
 class SendView {
