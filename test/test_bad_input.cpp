@@ -454,35 +454,36 @@ TEST_CASE("signatures are compared in bytes: different datatypes with equal byte
 
 namespace shmcoll::test {
 
-TEST_CASE(
-    "bad input under deferred checks: scatterv sizes that put root and receiver on two paths") {
-  // Under deferred checks a root whose blocks all fit in records and a receiver whose block
-  // fits take InlineScattervOp, the others ScattervOp: a size mismatch across the two must
-  // still fail every rank.
-  Options deferred = test_options();
-  deferred.checks = CheckLevel::kDeferred;
-  run_case({"inline root, streamed receiver",
-            {"mismatch", "sendcounts[2]"},
-            [](Team& t, RankContext& ctx) {
-              std::vector<Count> counts(kRanks, 2), displs(kRanks);
-              for (int r = 0; r < kRanks; ++r) displs[static_cast<std::size_t>(r)] = r * 2;
-              auto send = ints(kRanks * 2);
-              const Count mine = ctx.rank == 2 ? 4000 : 2;
-              std::vector<int> recv(4000);
-              t.scatterv(send.data(), counts, displs, kInt32, recv.data(), mine, kInt32, 0);
-            }},
-           deferred);
-  run_case({"streamed root, inline receiver",
-            {"mismatch", "sendcounts[1]"},
-            [](Team& t, RankContext& ctx) {
-              std::vector<Count> counts(kRanks, 4000), displs(kRanks);
-              for (int r = 0; r < kRanks; ++r) displs[static_cast<std::size_t>(r)] = r * 4000;
-              auto send = ints(kRanks * 4000);
-              const Count mine = ctx.rank == 1 ? 2 : 4000;
-              std::vector<int> recv(4000);
-              t.scatterv(send.data(), counts, displs, kInt32, recv.data(), mine, kInt32, 0);
-            }},
-           deferred);
+TEST_CASE("bad input: scatterv sizes that put root and receiver on two paths") {
+  // A root whose blocks all fit in records and a receiver whose block fits take
+  // InlineScattervOp, the others ScattervOp: a size mismatch across the two must still fail
+  // every rank, under full checks and under deferred ones.
+  for (const CheckLevel checks : {CheckLevel::kFull, CheckLevel::kDeferred}) {
+    Options options = test_options();
+    options.checks = checks;
+    run_case({"inline root, streamed receiver",
+              {"mismatch", "sendcounts[2]"},
+              [](Team& t, RankContext& ctx) {
+                std::vector<Count> counts(kRanks, 2), displs(kRanks);
+                for (int r = 0; r < kRanks; ++r) displs[static_cast<std::size_t>(r)] = r * 2;
+                auto send = ints(kRanks * 2);
+                const Count mine = ctx.rank == 2 ? 4000 : 2;
+                std::vector<int> recv(4000);
+                t.scatterv(send.data(), counts, displs, kInt32, recv.data(), mine, kInt32, 0);
+              }},
+             options);
+    run_case({"streamed root, inline receiver",
+              {"mismatch", "sendcounts[1]"},
+              [](Team& t, RankContext& ctx) {
+                std::vector<Count> counts(kRanks, 4000), displs(kRanks);
+                for (int r = 0; r < kRanks; ++r) displs[static_cast<std::size_t>(r)] = r * 4000;
+                auto send = ints(kRanks * 4000);
+                const Count mine = ctx.rank == 1 ? 2 : 4000;
+                std::vector<int> recv(4000);
+                t.scatterv(send.data(), counts, displs, kInt32, recv.data(), mine, kInt32, 0);
+              }},
+             options);
+  }
 }
 
 TEST_CASE("bad input: a receiver that expects nothing from a multi-chunk scatterv") {

@@ -7,9 +7,6 @@
 // arrival, the records, the signature history, the departure), so each rank picks its path on
 // its own: a root whose blocks all fit in records and which scatters flat, a receiver whose
 // block fits and which takes it from the root's record.
-//
-// Only where the ranks do not wait for the root's verdict (CheckLevel kDeferred and kBasic):
-// under kFull, ScattervOp's receivers wait for it, which this class leaves out.
 #pragma once
 
 #include <span>
@@ -40,6 +37,9 @@ class InlineScattervOp final : public CollectiveOp {
   bool checked_in_data_path(int peer) const override {
     return peer == sig_.root && team_.rank() != sig_.root;
   }
+  // As ScattervOp: only the root sees every rank's size, so under CheckLevel::kFull the others
+  // wait for its verdict.
+  bool needs_root_verdict() const override { return team_.rank() != sig_.root; }
   bool post_records(sync::WaitTarget& blocked_on);
 
   const std::byte* sendbuf_ = nullptr;
