@@ -43,6 +43,25 @@ inline bool line_free(TeamImpl& team, int r, std::uint64_t op, sync::WaitTarget&
   return false;
 }
 
+// The next at most 8 of `left` bytes at `p` as a word (zero-filled), and back: fixed-size
+// copies for whole words, so that the few bytes of a record cost no call to memcpy.
+inline std::uint64_t load_word(const std::byte* p, std::uint64_t left) {
+  std::uint64_t v = 0;
+  if (left >= 8) {
+    std::memcpy(&v, p, 8);
+  } else {
+    for (std::uint64_t i = 0; i < left; ++i) reinterpret_cast<std::byte*>(&v)[i] = p[i];
+  }
+  return v;
+}
+inline void store_word(std::byte* p, std::uint64_t left, std::uint64_t v) {
+  if (left >= 8) {
+    std::memcpy(p, &v, 8);
+  } else {
+    for (std::uint64_t i = 0; i < left; ++i) p[i] = reinterpret_cast<const std::byte*>(&v)[i];
+  }
+}
+
 // Root: writes receiver `r`'s record of `op`. A block of at most kInlineBytes is copied into
 // the record from `block`; a larger one is described by `where` (and `root_share`, see kDirect).
 inline void post(TeamImpl& team, int r, std::uint64_t op, std::uint64_t signature,
@@ -53,10 +72,8 @@ inline void post(TeamImpl& team, int r, std::uint64_t op, std::uint64_t signatur
   line.signature.store(signature, std::memory_order_relaxed);
   line.bytes.store(bytes, std::memory_order_relaxed);
   if (bytes <= InboxLine::kInlineBytes) {
-    std::uint64_t words[InboxLine::kPayloadWords] = {};
-    if (bytes > 0) std::memcpy(words, block, bytes);
     for (std::uint64_t w = 0; w * 8 < bytes; ++w)
-      line.payload[w].store(words[w], std::memory_order_relaxed);
+      line.payload[w].store(load_word(block + 8 * w, bytes - 8 * w), std::memory_order_relaxed);
   } else {
     line.payload[0].store(where, std::memory_order_relaxed);
     line.payload[1].store(root_share, std::memory_order_relaxed);
@@ -124,10 +141,8 @@ inline RecordUse classify(const Record& rec, std::uint64_t signature, std::uint6
 // (the record's, checked by the caller) is at most kInlineBytes.
 inline void copy_inline(TeamImpl& team, std::uint64_t op, std::uint64_t bytes, std::byte* dst) {
   InboxLine& line = team.self().inbox(op);
-  std::uint64_t words[InboxLine::kPayloadWords];
   for (std::uint64_t w = 0; w * 8 < bytes; ++w)
-    words[w] = line.payload[w].load(std::memory_order_relaxed);
-  if (bytes > 0) std::memcpy(dst, words, bytes);
+    store_word(dst + 8 * w, bytes - 8 * w, line.payload[w].load(std::memory_order_relaxed));
 }
 
 }  // namespace shmcoll::scatterv_inbox

@@ -171,22 +171,23 @@ int VBlocks::plan(const int* counts, const int* displs, MPI_Datatype type, int n
   type_ = type;
   user_counts_ = counts;
   user_displs_ = displs;
-  counts_.resize(static_cast<std::size_t>(nranks));
-  displs_.resize(static_cast<std::size_t>(nranks));
-  Count packed = 0;
-  for (int r = 0; r < nranks; ++r) {
-    const auto i = static_cast<std::size_t>(r);
-    if (info_.contiguous) {
-      counts_[i] = counts[r];
-      displs_[i] = displs[r];
-    } else {
-      // Packed blocks sit one after another; shmcoll's checks see the user's sign errors.
-      counts_[i] = counts[r] < 0 ? counts[r] : Count{counts[r]} * info_.size;
-      displs_[i] = displs[r] < 0 ? displs[r] : packed;
-      packed += counts[r] > 0 ? Count{counts[r]} * info_.size : 0;
-    }
+  const auto n = static_cast<std::size_t>(nranks > 0 ? nranks : 0);
+  if (info_.contiguous) {
+    // Widened as they are (the root of every v-form call does this: one pass each).
+    counts_.assign(counts, counts + n);
+    displs_.assign(displs, displs + n);
+    return MPI_SUCCESS;
   }
-  if (!info_.contiguous) temp_.resize(static_cast<std::size_t>(packed));
+  counts_.resize(n);
+  displs_.resize(n);
+  Count packed = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    // Packed blocks sit one after another; shmcoll's checks see the user's sign errors.
+    counts_[i] = counts[i] < 0 ? counts[i] : Count{counts[i]} * info_.size;
+    displs_[i] = displs[i] < 0 ? displs[i] : packed;
+    packed += counts[i] > 0 ? Count{counts[i]} * info_.size : 0;
+  }
+  temp_.resize(static_cast<std::size_t>(packed));
   return MPI_SUCCESS;
 }
 
