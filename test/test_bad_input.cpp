@@ -486,6 +486,38 @@ TEST_CASE("bad input: scatterv sizes that put root and receiver on two paths") {
   }
 }
 
+TEST_CASE("bad input: gatherv sizes that put a sender and the root on two paths") {
+  // A flat sender whose block goes through its stream takes GathervSenderOp, one whose block
+  // takes the single copy GathervOp; the root sees sizes only from recvcounts. 8 000 ints are
+  // above the single-copy threshold, 2 below it: where cross-memory attach is allowed the
+  // root and the sender then disagree on the path too.
+  for (const CheckLevel checks : {CheckLevel::kFull, CheckLevel::kDeferred}) {
+    Options options = test_options();
+    options.checks = checks;
+    for (const bool root_expects_more : {true, false}) {
+      run_case({root_expects_more ? "root expects a single-copy block" : "sender sends one",
+                {"mismatch", "recvcounts[1]"},
+                [root_expects_more](Team& t, RankContext& ctx) {
+                  constexpr Count kLarge = 8000, kSmall = 2;
+                  const Count expected = root_expects_more ? kLarge : kSmall;
+                  std::vector<Count> counts(kRanks, expected), displs(kRanks);
+                  for (int r = 0; r < kRanks; ++r)
+                    displs[static_cast<std::size_t>(r)] = r * expected;
+                  const Count mine =
+                      ctx.rank == 1 ? (root_expects_more ? kSmall : kLarge) : expected;
+                  auto send = ints(static_cast<std::size_t>(mine));
+                  std::vector<int> recv(static_cast<std::size_t>(kRanks * expected));
+                  if (ctx.rank == 0) {
+                    t.gatherv(send.data(), mine, kInt32, recv.data(), counts, displs, kInt32, 0);
+                  } else {
+                    t.gatherv(send.data(), mine, kInt32, nullptr, {}, {}, kInt32, 0);
+                  }
+                }},
+               options);
+    }
+  }
+}
+
 TEST_CASE("bad input: a receiver that expects nothing from a multi-chunk scatterv") {
   // The root sends rank 1 several slots' worth while rank 1 expects 0 bytes: the root must not
   // wait for acknowledgements that will never come, and every rank must get the error.

@@ -7,6 +7,7 @@
 #include "coll/barrier.hpp"
 #include "coll/bcast.hpp"
 #include "coll/gather.hpp"
+#include "coll/gatherv_sender.hpp"
 #include "coll/scatter.hpp"
 #include "coll/scatterv_inline.hpp"
 #include "core/progress_engine.hpp"
@@ -135,6 +136,10 @@ void Team::gather(InPlace, void* recvbuf, Count recvcount, Datatype recvtype, in
 void Team::gatherv(const void* sendbuf, Count sendcount, Datatype sendtype, void* recvbuf,
                    std::span<const Count> recvcounts, std::span<const Count> displs,
                    Datatype recvtype, int root) {
+  if (GathervSenderOp::fits(*impl_, sendcount, sendtype, root)) {
+    run_op<GathervSenderOp>(*impl_, *engine_, sendbuf, sendcount, sendtype, root);
+    return;
+  }
   run_op<GathervOp>(*impl_, *engine_, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
                     recvtype, false, root);
 }

@@ -25,6 +25,7 @@ TeamImpl::TeamImpl(Bootstrap& bootstrap, const Options& options) : options_(opti
   size_ = bootstrap.size();
   form(bootstrap);  // team_setup.cpp
   slot_records_.resize(slots());
+  if (slots() > 1 && (slots() & (slots() - 1)) == 0) slot_mask_ = slots() - 1;
   seen_progress_.assign(static_cast<std::size_t>(size_), 0);
   // Spinning only helps when the awaited peer has a CPU of its own; in an oversubscribed team
   // it steals the peer's time slice, so go straight to yielding there.

@@ -164,6 +164,8 @@ class TeamImpl final : public sync::WaitObserver {
   segment::RankArea area(int r) const { return segment_.rank(static_cast<std::uint32_t>(r)); }
   segment::RankArea self() const { return area(rank_); }
   std::uint32_t slot_of(std::uint64_t op, std::uint64_t chunk) const {
+    // A mask where the count is a power of two (the default): a division takes tens of cycles.
+    if (slot_mask_ != 0) return static_cast<std::uint32_t>((op + chunk) & slot_mask_);
     return static_cast<std::uint32_t>((op + chunk) % slots());
   }
   SlotRecord& slot_record(std::uint32_t s) { return slot_records_[s]; }
@@ -271,6 +273,7 @@ class TeamImpl final : public sync::WaitObserver {
   double cross_copy_cost_ = 0;
   double local_copy_weight_ = 0.8;
   std::vector<SlotRecord> slot_records_;
+  std::uint64_t slot_mask_ = 0;  // slots() - 1 where that is a power of two above 1, else 0
   std::vector<std::uint64_t> seen_progress_;  // see progress_reached
   sync::WaitPolicy policy_;
   std::uint64_t op_ = 0;

@@ -1,0 +1,43 @@
+#include "coll/gatherv_sender.hpp"
+
+#include "core/pieces.hpp"
+#include "core/validation.hpp"
+
+namespace shmcoll {
+
+bool GathervSenderOp::fits(TeamImpl& team, Count sendcount, Datatype sendtype, int root) {
+  if (team.size() < 2 || root < 0 || root >= team.size() || team.rank() == root) return false;
+  std::uint64_t bytes = 0;
+  if (sendcount < 0 || sendtype.size == 0 ||
+      __builtin_mul_overflow(static_cast<std::uint64_t>(sendcount), sendtype.size, &bytes) ||
+      bytes > validate::kMaxBytes)
+    return false;
+  return !team.v_form_uses_tree(Kind::kGatherv, root) &&
+         !team.single_copy_for(Kind::kGatherv, bytes);
+}
+
+GathervSenderOp::GathervSenderOp(TeamImpl& team, const void* sendbuf, Count sendcount,
+                                 Datatype sendtype, int root)
+    : CollectiveOp(team, {Kind::kGatherv, root, 0, sendcount, sendtype}),
+      sendbuf_(static_cast<const std::byte*>(sendbuf)) {
+  // GathervOp's checks of a sender, with its messages.
+  const validate::Context ctx{Kind::kGatherv, team.rank(), team.size(), root, team.slot_bytes()};
+  validate::common(ctx, false);
+  sig_.bytes = validate::bytes(ctx, "sendcount", sendcount, sendtype);
+  validate::buffer(ctx, "sendbuf", sendbuf, sig_.bytes);
+  validate::stream_length(ctx, sig_.bytes);
+  // Published as GathervOp's senders do: a root that expects a single-copy block from this
+  // rank (a size mismatch) finds the same arrival either way.
+  expose(sendbuf);
+  lend(sendbuf, sig_.bytes);
+}
+
+bool GathervSenderOp::advance_data(sync::WaitTarget& blocked_on) {
+  if (!started_) {
+    writer_.start(op_, Kind::kGatherv, sig_.root, sig_.bytes, team_.slot_bytes());
+    started_ = true;
+  }
+  return pump_buffer(team_, writer_, sendbuf_, sig_.root, blocked_on);
+}
+
+}  // namespace shmcoll
