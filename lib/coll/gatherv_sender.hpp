@@ -1,8 +1,8 @@
 // A gatherv sender of the flat layout whose block travels through its own stream (not the
 // single copy): everything such a rank does is publish its block to the root and take part in
 // the checks. GathervOp serves it the same way, but carries the root's plans, the tree, the
-// single copy and their state, and builds all of it on every call: at 8 bytes and 4 ranks that
-// was about a sixth of a sender's instructions per call (callgrind, through the MPI plugin).
+// single copy and their state, and builds all of it on every call: at 8 bytes and 4 ranks this
+// class took a sender from 1107 to 983 instructions per call (callgrind, through the MPI plugin).
 // The root reads the stream whichever class wrote it, so each sender picks its path alone.
 #pragma once
 

@@ -79,9 +79,8 @@ std::int64_t ScattervOp::expected_peer_bytes(int peer) const {
 }
 
 std::string ScattervOp::expected_bytes_text(int peer) const {
-  return "the root sends " + std::to_string(blocks_[static_cast<std::size_t>(peer)].bytes) +
-         " bytes to rank " + std::to_string(peer) + " (sendcounts[" + std::to_string(peer) +
-         "] x " + sig_.type.name + ")";
+  return scatterv_args::root_sends_text(blocks_[static_cast<std::size_t>(peer)].bytes, peer,
+                                        sig_.type.name);
 }
 
 bool ScattervOp::advance_root(sync::WaitTarget& blocked_on) {

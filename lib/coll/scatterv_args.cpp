@@ -29,4 +29,9 @@ void check_root(const validate::Context& ctx, CheckLevel checks, const void* sen
   }
 }
 
+std::string root_sends_text(std::uint64_t bytes, int peer, const char* type_name) {
+  return "the root sends " + std::to_string(bytes) + " bytes to rank " + std::to_string(peer) +
+         " (sendcounts[" + std::to_string(peer) + "] x " + type_name + ")";
+}
+
 }  // namespace shmcoll::scatterv_args

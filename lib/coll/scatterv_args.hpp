@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <span>
+#include <string>
 
 #include "core/plan_vector.hpp"
 #include "core/validation.hpp"
@@ -19,6 +20,10 @@ void check_root(const validate::Context& ctx, CheckLevel checks, const void* sen
                 std::span<const Count> sendcounts, std::span<const Count> displs, Datatype sendtype,
                 const void* recvbuf, Count recvcount, Datatype recvtype, bool in_place,
                 PlanVector<validate::Block>& blocks);
+
+// The root's side of a size mismatch with `peer`, to which it sends `bytes` (sendcounts[peer]
+// x a `type_name`): CollectiveOp::expected_bytes_text of both implementations.
+std::string root_sends_text(std::uint64_t bytes, int peer, const char* type_name);
 
 // Any other rank: recvcount x recvtype and recvbuf. Returns the bytes it receives.
 inline std::uint64_t check_receiver(const validate::Context& ctx, const void* recvbuf,
