@@ -461,28 +461,27 @@ TEST_CASE("bad input: scatterv sizes that put root and receiver on two paths") {
   for (const CheckLevel checks : {CheckLevel::kFull, CheckLevel::kDeferred}) {
     Options options = test_options();
     options.checks = checks;
-    run_case({"inline root, streamed receiver",
-              {"mismatch", "sendcounts[2]"},
-              [](Team& t, RankContext& ctx) {
-                std::vector<Count> counts(kRanks, 2), displs(kRanks);
-                for (int r = 0; r < kRanks; ++r) displs[static_cast<std::size_t>(r)] = r * 2;
-                auto send = ints(kRanks * 2);
-                const Count mine = ctx.rank == 2 ? 4000 : 2;
-                std::vector<int> recv(4000);
-                t.scatterv(send.data(), counts, displs, kInt32, recv.data(), mine, kInt32, 0);
-              }},
-             options);
-    run_case({"streamed root, inline receiver",
-              {"mismatch", "sendcounts[1]"},
-              [](Team& t, RankContext& ctx) {
-                std::vector<Count> counts(kRanks, 4000), displs(kRanks);
-                for (int r = 0; r < kRanks; ++r) displs[static_cast<std::size_t>(r)] = r * 4000;
-                auto send = ints(kRanks * 4000);
-                const Count mine = ctx.rank == 1 ? 2 : 4000;
-                std::vector<int> recv(4000);
-                t.scatterv(send.data(), counts, displs, kInt32, recv.data(), mine, kInt32, 0);
-              }},
-             options);
+    // Root sends `sent` ints to everyone; one receiver (`odd`) expects `expected` instead.
+    struct Mismatch {
+      const char* name;
+      Count sent, expected;
+      int odd;
+    };
+    for (const Mismatch m : {Mismatch{"inline root, streamed receiver", 2, 4000, 2},
+                             Mismatch{"streamed root, inline receiver", 4000, 2, 1}}) {
+      const std::string needle = "sendcounts[" + std::to_string(m.odd) + "]";
+      run_case({m.name,
+                {"mismatch", needle.c_str()},
+                [m](Team& t, RankContext& ctx) {
+                  std::vector<Count> counts(kRanks, m.sent), displs(kRanks);
+                  for (int r = 0; r < kRanks; ++r) displs[static_cast<std::size_t>(r)] = r * m.sent;
+                  auto send = ints(static_cast<std::size_t>(kRanks * m.sent));
+                  const Count mine = ctx.rank == m.odd ? m.expected : m.sent;
+                  std::vector<int> recv(4000);
+                  t.scatterv(send.data(), counts, displs, kInt32, recv.data(), mine, kInt32, 0);
+                }},
+               options);
+    }
   }
 }
 
