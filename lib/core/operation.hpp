@@ -87,6 +87,10 @@ class CollectiveOp {
   // Asked only where the operation set has_must_compare_ (kept off every call's hot path).
   virtual bool must_compare(int) const { return false; }
 
+  // CheckLevel::kDeferred: what compare_arrived_peers does for a rank that no shortcut serves:
+  // compares this rank with every peer that arrived, or left, with a fence for the pairing.
+  void compare_everyone_arrived();
+
   // The data stage's last acknowledgement, published only if this rank must wait before it
   // departs (a departure acknowledges everything), saving one store to a shared line.
   void defer_final_ack(std::uint64_t step) { deferred_ack_step_ = step; }
@@ -119,9 +123,13 @@ class CollectiveOp {
   // Whether this rank (not the root) compared itself in its data path with the root, or with
   // its parent in the root's tree: it then needs no other comparison (compare_arrived_peers).
   bool compared_toward_root() const;
-  // CheckLevel::kDeferred, not the root: whether the root has arrived in this operation, after
-  // comparing it with this rank (a mismatch fails the team).
+  // CheckLevel::kDeferred, not the root: whether the root has arrived in this operation (or
+  // left it), after comparing it with this rank from its status (or its history); a mismatch
+  // fails the team.
   bool matched_arrived_root() const;
+  // CheckLevel::kDeferred, not the root, and the root not arrived yet: leaves the comparisons to
+  // settle_deferred_root_check, at this rank's next arrival. False where that is not allowed.
+  bool defer_to_root();
   void compare_if_arrived(int peer);
   bool record_signature(sync::WaitTarget& blocked_on);
   void flush_deferred_ack();
@@ -132,6 +140,11 @@ class CollectiveOp {
   int next_required_ = 0;  // the next peer to check for must_compare
   std::uint64_t deferred_ack_step_ = 0;
 };
+
+// Makes the comparisons that team.take_deferred_root_check() holds (see DeferredRootCheck):
+// with the root if it has arrived in that operation or left it, else with every peer that has.
+// Never waits; throws (and aborts the team) on a mismatch.
+void settle_deferred_root_check(TeamImpl& team);
 
 // What a peer published on arrival in an operation (its status line).
 struct PeerArrival {

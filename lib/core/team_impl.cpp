@@ -36,6 +36,26 @@ TeamImpl::TeamImpl(Bootstrap& bootstrap, const Options& options) : options_(opti
   policy_.sleep_slice_ns = std::int64_t{std::max(options_.peer_check_ms, 1)} * 1'000'000;
 }
 
+TeamImpl::~TeamImpl() {
+  // A check deferred in the team's last operation: made now, so that a mismatch only this rank
+  // would find is still recorded for the peers (this rank has no later call to report it in).
+  if (has_deferred_root_check() && !abort_recorded()) {
+    try {
+      settle_deferred_root_check(*this);
+    } catch (const Error&) {  // recorded for the team by fail(); nobody here to throw to
+    }
+  }
+}
+
+void TeamImpl::defer_root_check(std::uint64_t op, const OpSignature& sig,
+                                std::int64_t expected_bytes) {
+  DeferredRootCheck& check = deferred_root_check_;
+  check.op = op;
+  check.sig = sig;
+  check.expected_bytes = expected_bytes;
+  std::strncpy(check.type_name, sig.type.name, sizeof check.type_name - 1);
+}
+
 const topology::Tree& TeamImpl::build_tree(int root) {
   if (trees_.empty()) trees_.resize(static_cast<std::size_t>(size_));
   auto& t = trees_[static_cast<std::size_t>(root)];

@@ -25,6 +25,20 @@ namespace shmcoll {
 
 class CollectiveOp;
 
+// CheckLevel::kDeferred: the comparisons a rank left an operation without, because its root had
+// not arrived yet (CollectiveOp::defer_to_root). They are made when the rank next arrives in
+// the team, or when the team is destroyed.
+struct DeferredRootCheck {
+  std::uint64_t op = 0;  // 0: none pending
+  OpSignature sig;       // its type's name points into type_name
+  // What the operation expected of every peer's size: -1 (not checked) or its own bytes (a
+  // rank that is not the root expects the same of each peer).
+  std::int64_t expected_bytes = -1;
+  // A copy of the datatype's name for the messages: the caller's may not outlive its call (the
+  // MPI plugin names derived types per call).
+  char type_name[48] = {};
+};
+
 // Who must acknowledge a slot before its writer may fill it again (the slot-reuse rule):
 // slot s may be rewritten only when every rank in `readers` shows a status tag >= ack_tag,
 // i.e. has consumed the chunk last published in s. Readers acknowledge chunks in increasing
@@ -44,7 +58,7 @@ struct ReaderChunks {
 class TeamImpl final : public sync::WaitObserver {
  public:
   TeamImpl(Bootstrap& bootstrap, const Options& options);
-  ~TeamImpl() override = default;
+  ~TeamImpl() override;
 
   int rank() const { return rank_; }
   int size() const { return size_; }
@@ -184,6 +198,18 @@ class TeamImpl final : public sync::WaitObserver {
   void run(CollectiveOp& op);
   // Numbers the next operation; throws if the team was aborted.
   std::uint64_t next_op();
+  // The last operation numbered.
+  std::uint64_t last_op() const { return op_; }
+
+  // See DeferredRootCheck. At most one is pending: each arrival settles the previous one first.
+  void defer_root_check(std::uint64_t op, const OpSignature& sig, std::int64_t expected_bytes);
+  bool has_deferred_root_check() const { return deferred_root_check_.op != 0; }
+  // The pending check, now owned by the caller (its sig.type.name points into it).
+  void take_deferred_root_check(DeferredRootCheck& out) {
+    out = deferred_root_check_;
+    out.sig.type.name = out.type_name;
+    deferred_root_check_.op = 0;
+  }
 
   // Marks the team aborted for every rank (first error wins) and throws on this rank.
   [[noreturn]] void fail(Status status, const std::string& message);
@@ -277,6 +303,7 @@ class TeamImpl final : public sync::WaitObserver {
   std::vector<std::uint64_t> seen_progress_;  // see progress_reached
   sync::WaitPolicy policy_;
   std::uint64_t op_ = 0;
+  DeferredRootCheck deferred_root_check_;
   bool aborted_ = false;
   bool wake_pending_ = false;        // published since the last wake_sleepers()
   std::uint64_t peers_reached_ = 0;  // every peer was seen in this operation or a later one
