@@ -149,6 +149,7 @@ TEST_CASE("single copy: scatterv and gatherv matrices along the topology trees")
     for (int n : {8, 11, 16}) {
       CAPTURE(topology);
       Options o = tree_options(topology);
+      o.single_copy = SingleCopy::kAlways;  // also where the ranks have a CPU each
       o.single_copy_min_bytes = 1;
       run_matrix(check_scatterv, true, true, n, o);
       run_matrix(check_gatherv, true, true, n, o);

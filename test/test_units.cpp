@@ -346,10 +346,12 @@ TEST_CASE("algorithm registry: always_flat agrees with choose for every shape, k
 
 TEST_CASE(
     "algorithm registry: single copy from its size, broadcast from its own when oversubscribed") {
-  registry::TeamShape shape{.size = 4,
+  registry::TeamShape shape{.size = 2,
                             .single_copy = true,
                             .single_copy_min_bytes = 32768,
                             .oversubscribed_bcast_single_copy_min_bytes = 1 << 20,
+                            .scatter_single_copy_min_team_bytes = 4 << 20,
+                            .gather_single_copy_min_team_bytes = 8 << 20,
                             .slot_bytes = 65536,
                             .slots = 4};
   using registry::choose;
@@ -359,6 +361,23 @@ TEST_CASE(
     CHECK(choose(shape, k, 32768).single_copy);
   }
   CHECK_FALSE(choose(shape, Kind::kScatterv, 1 << 20).single_copy);  // decided block by block
+  // More than 2 ranks, each with a CPU: broadcast keeps the slots, scatter(v) and gather(v)
+  // take the single copy once ranks x block reaches their sizes.
+  shape.size = 4;
+  CHECK_FALSE(choose(shape, Kind::kBcast, 16 << 20).single_copy);
+  CHECK_FALSE(choose(shape, Kind::kScatter, (1 << 20) - 1).single_copy);
+  CHECK(choose(shape, Kind::kScatter, 1 << 20).single_copy);
+  CHECK_FALSE(choose(shape, Kind::kGather, (2 << 20) - 1).single_copy);
+  CHECK(choose(shape, Kind::kGather, 2 << 20).single_copy);
+  CHECK_FALSE(registry::single_copy_block(shape, Kind::kScatterv, (1 << 20) - 1));
+  CHECK(registry::single_copy_block(shape, Kind::kScatterv, 1 << 20));
+  CHECK_FALSE(registry::single_copy_block(shape, Kind::kGatherv, (2 << 20) - 1));
+  CHECK(registry::single_copy_block(shape, Kind::kGatherv, 2 << 20));
+  CHECK(registry::single_copy_block(shape, Kind::kGatherv, std::uint64_t{1} << 62));  // no overflow
+  shape.single_copy_always = true;  // no exception
+  CHECK(choose(shape, Kind::kBcast, 32768).single_copy);
+  CHECK(choose(shape, Kind::kScatter, 32768).single_copy);
+  shape.single_copy_always = false;
   shape.oversubscribed = true;
   CHECK_FALSE(choose(shape, Kind::kBcast, (1 << 20) - 1).single_copy);
   CHECK(choose(shape, Kind::kBcast, 1 << 20).single_copy);

@@ -53,6 +53,8 @@ void print_algorithms(const shmcoll::Options& options, int ranks,
   shape.single_copy_min_bytes = options.single_copy_min_bytes;
   shape.oversubscribed_bcast_single_copy_min_bytes =
       options.oversubscribed_bcast_single_copy_min_bytes;
+  shape.scatter_single_copy_min_team_bytes = options.scatter_single_copy_min_team_bytes;
+  shape.gather_single_copy_min_team_bytes = options.gather_single_copy_min_team_bytes;
   shape.slot_bytes = (options.slot_bytes + 63) / 64 * 64;
   shape.slots = static_cast<std::uint32_t>(options.slots_for(ranks));
   shape.gather_pipeline_min_bytes = options.gather_pipeline_min_bytes;

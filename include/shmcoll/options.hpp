@@ -75,6 +75,17 @@ struct Options {
   // the slots whatever this says: the root then writes it without waiting for a reader
   // (registry::single_copy_block; with 1 MiB of ring, 1 MiB took 0.4-0.6x the single copy's time).
   std::size_t oversubscribed_bcast_single_copy_min_bytes = 1024 * 1024;
+  // Teams of more than 2 ranks with a CPU each (not oversubscribed): a scatter(v) or gather(v)
+  // block takes the single copy only when the ranks together move this much (ranks x block);
+  // a broadcast always takes the slots there (SHMCOLL_SINGLE_COPY=always overrides both).
+  // Measured on 16 cores with 8 and 16 ranks (Open MPI plugin, 2 runs each,
+  // bench/results/device-2026-11-24-single-copy-16core-intel): broadcast through the slots took
+  // 0.14-0.45x the single copy's time at every size from 32 KiB to 4 MiB (all readers copy the
+  // root's same pages); scatter's single copy won from 4 MiB in all (512 KiB at 8 ranks, 256 KiB
+  // at 16) and gather's from 8 MiB (1 MiB at 8 ranks, 512 KiB at 16); below, the slots were
+  // up to 3-6x faster.
+  std::size_t scatter_single_copy_min_team_bytes = 4 * 1024 * 1024;
+  std::size_t gather_single_copy_min_team_bytes = 8 * 1024 * 1024;
   // Blocks a gather in a team of 2 ranks with at least kPipelineRingBytes of slots per rank,
   // not oversubscribed, moves through the slots instead of the single copy: from the minimum to
   // the maximum; off by default (maximum 0). The sender's copy-in then overlaps the root's

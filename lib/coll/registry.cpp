@@ -23,6 +23,18 @@ bool single_copy_block(const TeamShape& shape, Kind kind, std::uint64_t block_by
   if (kind == Kind::kBcast && shape.oversubscribed)
     return block_bytes >= shape.oversubscribed_bcast_single_copy_min_bytes &&
            block_bytes > std::uint64_t{shape.slots} * shape.slot_bytes;
+  // More than 2 ranks, each with a CPU: every broadcast reader pins and copies the root's same
+  // pages, and a scatter's or gather's single copies cost more than the root's memcpys through
+  // the slots until the blocks add up to megabytes (Options::scatter_single_copy_min_team_bytes
+  // for the measurements).
+  if (shape.size > 2 && !shape.oversubscribed) {
+    if (kind == Kind::kBcast) return false;
+    const bool scatter = kind == Kind::kScatter || kind == Kind::kScatterv;
+    const std::uint64_t team_min = scatter ? shape.scatter_single_copy_min_team_bytes
+                                           : shape.gather_single_copy_min_team_bytes;
+    const auto ranks = static_cast<std::uint64_t>(shape.size);
+    return block_bytes >= (team_min + ranks - 1) / ranks;  // ranks x block, without overflow
+  }
   // A deep ring pipelines a gather's copy-in and copy-out at memcpy speed in a team of 2, where
   // the sender and the root each have a CPU (Options::gather_pipeline_min_bytes for what the
   // other collectives measured).

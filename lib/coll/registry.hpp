@@ -29,7 +29,9 @@
 // Single copy (Choice::single_copy, broadcast, scatter and gather; the v-forms decide block by
 // block): from the single-copy size, where the team passed the probe, except a gather's blocks
 // from gather_pipeline_min_bytes to gather_pipeline_max_bytes in a team of 2 with a deep slot
-// ring, not oversubscribed (Options), and except a broadcast in an
+// ring, not oversubscribed (Options), except in teams of more than 2 ranks with a CPU each
+// (broadcast through the slots; scatter(v) and gather(v) blocks from a total size, Options::
+// scatter_single_copy_min_team_bytes), and except a broadcast in an
 // oversubscribed team (more ranks than CPUs). There every reader copies the same message, which
 // the slots hold hot in the shared cache, while each cross-memory read pins the root's pages
 // again and the root's shares wait for descheduled peers: on 2 cores (flat, 2 runs each) the
@@ -55,6 +57,8 @@ struct TeamShape {
   bool single_copy_always = false;  // SHMCOLL_SINGLE_COPY=always: no exception for broadcast
   std::uint64_t single_copy_min_bytes = 0;
   std::uint64_t oversubscribed_bcast_single_copy_min_bytes = 0;
+  std::uint64_t scatter_single_copy_min_team_bytes = 0;  // see Options
+  std::uint64_t gather_single_copy_min_team_bytes = 0;
   std::uint64_t slot_bytes = 0;
   std::uint32_t slots = 0;
   std::uint64_t gather_pipeline_min_bytes = 0;  // see Options::gather_pipeline_min_bytes

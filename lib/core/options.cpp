@@ -126,8 +126,11 @@ const std::vector<Row>& rows() {
        "auto: messages of SHMCOLL_SINGLE_COPY_MIN_BYTES and more per rank move with one copy "
        "between the ranks' buffers (cross-memory attach) when every pair of ranks may use it; "
        "a broadcast in a team with more ranks than CPUs only from "
-       "SHMCOLL_OVERSUBSCRIBED_BCAST_SINGLE_COPY_MIN_BYTES; always: that broadcast from "
-       "SHMCOLL_SINGLE_COPY_MIN_BYTES too; off: always through the shared slots",
+       "SHMCOLL_OVERSUBSCRIBED_BCAST_SINGLE_COPY_MIN_BYTES; in a team of more than 2 ranks with "
+       "a CPU each, never a broadcast, and scatter(v) and gather(v) blocks from "
+       "SHMCOLL_{SCATTER,GATHER}_SINGLE_COPY_MIN_TEAM_BYTES; always: from "
+       "SHMCOLL_SINGLE_COPY_MIN_BYTES without those exceptions; off: always through the shared "
+       "slots",
        [](const Options& o) {
          return std::string(o.single_copy == SingleCopy::kAuto  ? "auto"
                             : o.single_copy == SingleCopy::kOff ? "off"
@@ -150,6 +153,20 @@ const std::vector<Row>& rows() {
        [](Options& o, const std::string& v) {
          o.single_copy_min_bytes = static_cast<std::size_t>(
              parse_integer("SHMCOLL_SINGLE_COPY_MIN_BYTES", v, 1, 1ll << 40));
+       }},
+      {"SHMCOLL_SCATTER_SINGLE_COPY_MIN_TEAM_BYTES",
+       "in a team of more than 2 ranks with a CPU each, scatter(v) blocks take the single copy "
+       "only when ranks x block reaches this (SHMCOLL_SINGLE_COPY=auto)",
+       [](const Options& o) { return std::to_string(o.scatter_single_copy_min_team_bytes); },
+       [](Options& o, const std::string& v) {
+         o.scatter_single_copy_min_team_bytes = static_cast<std::size_t>(
+             parse_integer("SHMCOLL_SCATTER_SINGLE_COPY_MIN_TEAM_BYTES", v, 1, 1ll << 50));
+       }},
+      {"SHMCOLL_GATHER_SINGLE_COPY_MIN_TEAM_BYTES", "the same for gather(v) blocks",
+       [](const Options& o) { return std::to_string(o.gather_single_copy_min_team_bytes); },
+       [](Options& o, const std::string& v) {
+         o.gather_single_copy_min_team_bytes = static_cast<std::size_t>(
+             parse_integer("SHMCOLL_GATHER_SINGLE_COPY_MIN_TEAM_BYTES", v, 1, 1ll << 50));
        }},
       {"SHMCOLL_OVERSUBSCRIBED_BCAST_SINGLE_COPY_MIN_BYTES",
        "message size from which a broadcast uses the single copy in a team with more ranks than "

@@ -80,6 +80,8 @@ registry::TeamShape TeamImpl::make_shape(int root) {
           options_.single_copy == SingleCopy::kAlways,
           options_.single_copy_min_bytes,
           options_.oversubscribed_bcast_single_copy_min_bytes,
+          options_.scatter_single_copy_min_team_bytes,
+          options_.gather_single_copy_min_team_bytes,
           slot_bytes(),
           slots(),
           options_.gather_pipeline_min_bytes,

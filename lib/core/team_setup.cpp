@@ -37,6 +37,8 @@ struct JoinInfo {
   std::uint32_t team_cpus = 0;
   std::uint64_t single_copy_min_bytes = 0;
   std::uint64_t oversubscribed_bcast_single_copy_min_bytes = 0;
+  std::uint64_t scatter_single_copy_min_team_bytes = 0;
+  std::uint64_t gather_single_copy_min_team_bytes = 0;
   std::uint64_t gather_pipeline_min_bytes = 0;
   std::uint64_t gather_pipeline_max_bytes = 0;
   std::uint64_t probe_word = 0;  // address of this process's copy::ProbeWord
@@ -92,6 +94,8 @@ void TeamImpl::form(Bootstrap& bootstrap) {
     mine.single_copy_min_bytes = options_.single_copy_min_bytes;
     mine.oversubscribed_bcast_single_copy_min_bytes =
         options_.oversubscribed_bcast_single_copy_min_bytes;
+    mine.scatter_single_copy_min_team_bytes = options_.scatter_single_copy_min_team_bytes;
+    mine.gather_single_copy_min_team_bytes = options_.gather_single_copy_min_team_bytes;
     mine.gather_pipeline_min_bytes = options_.gather_pipeline_min_bytes;
     mine.gather_pipeline_max_bytes = options_.gather_pipeline_max_bytes;
     mine.verbose = options_.verbose ? 1 : 0;
@@ -137,6 +141,8 @@ void TeamImpl::form(Bootstrap& bootstrap) {
   options_.single_copy_min_bytes = creator.single_copy_min_bytes;
   options_.oversubscribed_bcast_single_copy_min_bytes =
       creator.oversubscribed_bcast_single_copy_min_bytes;
+  options_.scatter_single_copy_min_team_bytes = creator.scatter_single_copy_min_team_bytes;
+  options_.gather_single_copy_min_team_bytes = creator.gather_single_copy_min_team_bytes;
   options_.gather_pipeline_min_bytes = creator.gather_pipeline_min_bytes;
   options_.gather_pipeline_max_bytes = creator.gather_pipeline_max_bytes;
   options_.verbose = creator.verbose != 0;
@@ -281,6 +287,14 @@ std::string TeamImpl::data_paths() const {
                                  options_.oversubscribed_bcast_single_copy_min_bytes, ring + 1});
     return text + ", for broadcast from " + std::to_string(from) +
            " bytes (the team is oversubscribed; a message its slot ring holds keeps the slots)";
+  }
+  if (size_ > 2) {
+    // registry::single_copy_block: teams of more than 2 ranks, each with a CPU.
+    text +=
+        "; broadcast through the slots, scatter(v) and gather(v) blocks with one copy only "
+        "when ranks x block reaches " +
+        std::to_string(options_.scatter_single_copy_min_team_bytes) + " and " +
+        std::to_string(options_.gather_single_copy_min_team_bytes) + " bytes";
   }
   if (deep_ring && size_ == 2 &&
       options_.gather_pipeline_max_bytes >=
