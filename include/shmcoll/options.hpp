@@ -80,10 +80,10 @@ struct Options {
   // a broadcast always takes the slots there (SHMCOLL_SINGLE_COPY=always overrides both).
   // Measured on 16 cores with 8 and 16 ranks (Open MPI plugin, 2 runs each,
   // bench/results/device-2026-11-24-single-copy-16core-intel): broadcast through the slots took
-  // 0.14-0.45x the single copy's time at every size from 32 KiB to 4 MiB (all readers copy the
+  // 0.14-0.41x the single copy's time at every size from 32 KiB to 4 MiB (all readers copy the
   // root's same pages); scatter's single copy won from 4 MiB in all (512 KiB at 8 ranks, 256 KiB
   // at 16) and gather's from 8 MiB (1 MiB at 8 ranks, 512 KiB at 16); below, the slots were
-  // up to 3-6x faster.
+  // up to 1.9x (scatter) and 9.5x (gather) faster.
   std::size_t scatter_single_copy_min_team_bytes = 4 * 1024 * 1024;
   std::size_t gather_single_copy_min_team_bytes = 8 * 1024 * 1024;
   // Blocks a gather in a team of 2 ranks with at least kPipelineRingBytes of slots per rank,
