@@ -53,7 +53,9 @@ void TeamImpl::defer_root_check(std::uint64_t op, const OpSignature& sig,
   check.op = op;
   check.sig = sig;
   check.expected_bytes = expected_bytes;
-  std::strncpy(check.type_name, sig.type.name, sizeof check.type_name - 1);
+  const std::size_t n = strnlen(sig.type.name, sizeof check.type_name - 1);
+  std::memcpy(check.type_name, sig.type.name, n);
+  check.type_name[n] = '\0';
 }
 
 const topology::Tree& TeamImpl::build_tree(int root) {
