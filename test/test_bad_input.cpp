@@ -313,77 +313,72 @@ TEST_CASE(
            deferred);
 }
 
-TEST_CASE("deferred checks: a gather sender whose root has left raises the mismatch in that call") {
-  // The root broadcasts and goes on to a barrier before rank 1 arrives with a gather: rank 1
-  // finds the root past the operation and compares with the signature it left in its history,
-  // in the gather itself, rather than leaving the comparison to its next call.
+// Runs `body` on every rank of a team with deferred checks; the job must succeed and leave no
+// segment behind.
+void run_deferred(const std::function<void(RankContext&, const Options&)>& body) {
   Options deferred = test_options();
   deferred.checks = CheckLevel::kDeferred;
   std::string job;
   const launch::JobOutcome outcome = run_ranks(
-      {.nranks = kRanks, .deadline_s = 60},
-      [&](RankContext& ctx) {
-        Team team(ctx.bootstrap, deferred);
-        auto v = ints(kRanks * kN);
-        bool in_first_call = true;
-        try {
-          if (ctx.rank == 1) {
-            usleep(100'000);
-            team.gather(v.data(), kN, kInt32, nullptr, 0, kInt32, 0);
-          } else {
-            team.bcast(v.data(), kN, kInt32, 0);
-          }
-          in_first_call = false;
-          team.barrier();
-          ctx.fail("neither the call nor the barrier raised an error");
-        } catch (const Error& e) {
-          if (std::strstr(e.what(), "collective mismatch") == nullptr)
-            ctx.fail("message \"%s\" lacks \"collective mismatch\"", e.what());
-          if (ctx.rank == 1 && !in_first_call)
-            ctx.fail("the gather returned; the mismatch came in the next call: %s", e.what());
-        }
-      },
-      &job);
+      {.nranks = kRanks, .deadline_s = 60}, [&](RankContext& ctx) { body(ctx, deferred); }, &job);
   INFO(outcome.summary());
   CHECK(outcome.succeeded());
   CHECK(leftover_segments(job).empty());
+}
+
+TEST_CASE("deferred checks: a gather sender whose root has left raises the mismatch in that call") {
+  // The root broadcasts and goes on to a barrier before rank 1 arrives with a gather: rank 1
+  // finds the root past the operation and compares with the signature it left in its history,
+  // in the gather itself, rather than leaving the comparison to its next call.
+  run_deferred([](RankContext& ctx, const Options& deferred) {
+    Team team(ctx.bootstrap, deferred);
+    auto v = ints(kRanks * kN);
+    bool in_first_call = true;
+    try {
+      if (ctx.rank == 1) {
+        usleep(100'000);
+        team.gather(v.data(), kN, kInt32, nullptr, 0, kInt32, 0);
+      } else {
+        team.bcast(v.data(), kN, kInt32, 0);
+      }
+      in_first_call = false;
+      team.barrier();
+      ctx.fail("neither the call nor the barrier raised an error");
+    } catch (const Error& e) {
+      if (std::strstr(e.what(), "collective mismatch") == nullptr)
+        ctx.fail("message \"%s\" lacks \"collective mismatch\"", e.what());
+      if (ctx.rank == 1 && !in_first_call)
+        ctx.fail("the gather returned; the mismatch came in the next call: %s", e.what());
+    }
+  });
 }
 
 TEST_CASE("deferred checks: a rank that leaves the team settles its deferred comparisons") {
   // As "gather to a rank that arrives after the root left", but rank 2 then destroys its team
   // instead of calling again: the comparison it deferred is made then, and the others, waiting
   // for it in a barrier, get the mismatch rather than a dead peer or a timeout.
-  Options deferred = test_options();
-  deferred.checks = CheckLevel::kDeferred;
-  std::string job;
-  const launch::JobOutcome outcome = run_ranks(
-      {.nranks = kRanks, .deadline_s = 60},
-      [&](RankContext& ctx) {
-        auto v = ints(kRanks * kN);
-        if (ctx.rank == 2) {
-          {
-            Team team(ctx.bootstrap, deferred);
-            usleep(100'000);
-            team.gather(v.data(), kN, kInt32, nullptr, 0, kInt32, 1);
-          }
-          usleep(500'000);  // alive while the others wait: no dead-peer error to find
-          return;
-        }
+  run_deferred([](RankContext& ctx, const Options& deferred) {
+    auto v = ints(kRanks * kN);
+    if (ctx.rank == 2) {
+      {
         Team team(ctx.bootstrap, deferred);
-        try {
-          if (ctx.rank == 1) usleep(300'000);
-          team.bcast(v.data(), kN, kInt32, 0);
-          team.barrier();
-          ctx.fail("the barrier after the mismatch returned");
-        } catch (const Error& e) {
-          if (std::strstr(e.what(), "collective mismatch") == nullptr)
-            ctx.fail("message \"%s\" lacks \"collective mismatch\"", e.what());
-        }
-      },
-      &job);
-  INFO(outcome.summary());
-  CHECK(outcome.succeeded());
-  CHECK(leftover_segments(job).empty());
+        usleep(100'000);
+        team.gather(v.data(), kN, kInt32, nullptr, 0, kInt32, 1);
+      }
+      usleep(500'000);  // alive while the others wait: no dead-peer error to find
+      return;
+    }
+    Team team(ctx.bootstrap, deferred);
+    try {
+      if (ctx.rank == 1) usleep(300'000);
+      team.bcast(v.data(), kN, kInt32, 0);
+      team.barrier();
+      ctx.fail("the barrier after the mismatch returned");
+    } catch (const Error& e) {
+      if (std::strstr(e.what(), "collective mismatch") == nullptr)
+        ctx.fail("message \"%s\" lacks \"collective mismatch\"", e.what());
+    }
+  });
 }
 
 TEST_CASE("deferred checks: ranks far apart in a long run of calls compare through the history") {
