@@ -401,6 +401,46 @@ TEST_CASE(
   CHECK_FALSE(choose(shape, Kind::kScatter, 1 << 20).single_copy);
 }
 
+TEST_CASE("algorithm registry: the v-forms' single-copy threshold agrees with the rule") {
+  // TeamImpl::single_copy_for compares each block with v_form_single_copy_from instead of
+  // asking single_copy_block: the two must agree at every size, in every team shape.
+  constexpr std::uint64_t kMax = std::uint64_t{1} << 40;
+  int shapes = 0;
+  for (int size : {1, 2, 3, 8, 16})
+    for (bool single_copy : {false, true})
+      for (bool oversubscribed : {false, true})
+        for (bool always : {false, true})
+          for (std::uint64_t min : {std::uint64_t{1}, std::uint64_t{32768}, kMax + 1}) {
+            const registry::TeamShape shape{.size = size,
+                                            .single_copy = single_copy,
+                                            .oversubscribed = oversubscribed,
+                                            .single_copy_always = always,
+                                            .single_copy_min_bytes = min,
+                                            .oversubscribed_bcast_single_copy_min_bytes = 1 << 20,
+                                            .scatter_single_copy_min_team_bytes = 4 << 20,
+                                            .gather_single_copy_min_team_bytes = 8 << 20,
+                                            .slot_bytes = 65536,
+                                            .slots = 16,
+                                            .gather_pipeline_min_bytes = 1,
+                                            .gather_pipeline_max_bytes = kMax};
+            for (Kind kind : {Kind::kScatterv, Kind::kGatherv}) {
+              ++shapes;
+              const std::uint64_t from = registry::v_form_single_copy_from(shape, kind, kMax);
+              CAPTURE(size);
+              CAPTURE(min);
+              CAPTURE(from);
+              for (std::uint64_t b :
+                   {std::uint64_t{0}, std::uint64_t{1}, from - 1, from, from + 1,
+                    std::uint64_t{32767}, std::uint64_t{32768}, std::uint64_t{262143},
+                    std::uint64_t{262144}, std::uint64_t{524288}, std::uint64_t{1} << 20, kMax}) {
+                if (b > kMax) continue;
+                CHECK(registry::single_copy_block(shape, kind, b) == (b >= from));
+              }
+            }
+          }
+  CHECK(shapes == 5 * 2 * 2 * 2 * 3 * 2);
+}
+
 }  // namespace shmcoll
 
 #include "coll/single_copy.hpp"

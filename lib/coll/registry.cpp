@@ -44,6 +44,17 @@ bool single_copy_block(const TeamShape& shape, Kind kind, std::uint64_t block_by
            block_bytes <= shape.gather_pipeline_max_bytes);
 }
 
+std::uint64_t v_form_single_copy_from(const TeamShape& shape, Kind kind, std::uint64_t max_bytes) {
+  if (single_copy_block(shape, kind, 0)) return 0;
+  if (!single_copy_block(shape, kind, max_bytes)) return max_bytes + 1;
+  std::uint64_t refused = 0, accepted = max_bytes;
+  while (accepted - refused > 1) {
+    const std::uint64_t mid = refused + (accepted - refused) / 2;
+    (single_copy_block(shape, kind, mid) ? accepted : refused) = mid;
+  }
+  return accepted;
+}
+
 namespace {
 
 Choice choose_path(const TeamShape& shape, Kind kind, std::uint64_t block_bytes) {

@@ -79,6 +79,11 @@ Choice choose(const TeamShape& shape, Kind kind, std::uint64_t block_bytes);
 // with the single copy rather than through the slots. The v-forms ask it block by block.
 bool single_copy_block(const TeamShape& shape, Kind kind, std::uint64_t block_bytes);
 
+// For scatterv and gatherv, where single_copy_block is a threshold in the block's size (a
+// minimum, raised in some team shapes, never a range): the smallest block up to `max_bytes`
+// that it accepts, found by bisection; max_bytes + 1 where it accepts none.
+std::uint64_t v_form_single_copy_from(const TeamShape& shape, Kind kind, std::uint64_t max_bytes);
+
 // Whether a ring of `slots` x `slot_bytes` per rank is deep enough for a writer to run ahead of
 // its reader at memcpy speed (Options::kPipelineRingBytes).
 inline bool deep_ring(std::uint32_t slots, std::uint64_t slot_bytes) {

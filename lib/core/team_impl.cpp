@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "core/operation.hpp"
+#include "core/validation.hpp"
 #include "sync/liveness.hpp"
 
 namespace shmcoll {
@@ -70,6 +71,12 @@ bool TeamImpl::learn_v_form_tree(Kind kind, int root) {
   const bool tree = uses_tree(kind, 0, root);
   v_form_tree_[v_form_index(kind, root)] = tree ? 1 : 0;
   return tree;
+}
+
+std::uint64_t TeamImpl::learn_single_copy_from(Kind kind) {
+  const std::uint64_t from = registry::v_form_single_copy_from(shape(0), kind, validate::kMaxBytes);
+  v_form_single_copy_from_[kind == Kind::kGatherv ? 1 : 0] = from + 1;
+  return from;
 }
 
 registry::TeamShape TeamImpl::make_shape(int root) {

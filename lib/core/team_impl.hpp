@@ -156,8 +156,13 @@ class TeamImpl final : public sync::WaitObserver {
   // (cross-memory attach): the registry's rule. The same answer on every rank for matching
   // arguments: it depends on rank 0's options, the team's size and the team-wide probe at
   // formation, which every root's shape holds alike.
+  // For these two kinds the rule is a threshold in the block's size, found once per kind:
+  // each call asks for every block (about 40 instructions a block through the rule itself).
   bool single_copy_for(Kind kind, std::uint64_t bytes) {
-    return registry::single_copy_block(shape(0), kind, bytes);
+    const std::uint64_t from_plus_1 = v_form_single_copy_from_[kind == Kind::kGatherv ? 1 : 0];
+    if (from_plus_1 != 0) [[likely]]
+      return bytes + 1 >= from_plus_1;
+    return bytes >= learn_single_copy_from(kind);
   }
   bool single_copy_available() const { return single_copy_; }
   // What a byte the root copies with memcpy costs against a byte of cross-memory copy, the same
@@ -267,6 +272,7 @@ class TeamImpl final : public sync::WaitObserver {
     return 2 * static_cast<std::size_t>(root) + (kind == Kind::kGatherv ? 1 : 0);
   }
   bool learn_v_form_tree(Kind kind, int root);
+  std::uint64_t learn_single_copy_from(Kind kind);
   registry::TeamShape make_shape(int root);
   // Each rank's OS NUMA node for the segment's placement (empty when the topology is not this
   // machine's). An unbound rank's is where it ran at formation, the node first touch would
@@ -288,6 +294,9 @@ class TeamImpl final : public sync::WaitObserver {
   std::vector<std::optional<registry::TeamShape>> shapes_;  // by root
   std::vector<LeafPlace> leaf_places_;                      // by root
   std::vector<std::int8_t> v_form_tree_;  // by root and kind: -1 not asked yet, 0 flat, 1 tree
+  // 1 + the smallest scatterv [0] and gatherv [1] block that takes the single copy (0: not
+  // known yet; blocks never exceed validate::kMaxBytes, so 1 + that means none does).
+  std::uint64_t v_form_single_copy_from_[2] = {0, 0};
   std::vector<ScatterRootPlan> scatter_root_plans_;  // by root
   std::vector<GatherRootPlan> gather_root_plans_;    // by root, then v-form
   std::uint64_t published_progress_ = 0;             // the last tag publish_step stored
