@@ -75,7 +75,7 @@ bool TeamImpl::learn_v_form_tree(Kind kind, int root) {
 
 std::uint64_t TeamImpl::learn_single_copy_from(Kind kind) {
   const std::uint64_t from = registry::v_form_single_copy_from(shape(0), kind, validate::kMaxBytes);
-  v_form_single_copy_from_[kind == Kind::kGatherv ? 1 : 0] = from + 1;
+  v_form_single_copy_from_[v_form_kind_index(kind)] = from + 1;
   return from;
 }
 

@@ -155,11 +155,11 @@ class TeamImpl final : public sync::WaitObserver {
   // Whether a block of a scatterv or gatherv (`kind`) of `bytes` moves with the single copy
   // (cross-memory attach): the registry's rule. The same answer on every rank for matching
   // arguments: it depends on rank 0's options, the team's size and the team-wide probe at
-  // formation, which every root's shape holds alike.
-  // For these two kinds the rule is a threshold in the block's size, found once per kind:
-  // each call asks for every block (about 40 instructions a block through the rule itself).
+  // formation, which every root's shape holds alike. For these two kinds the rule is a
+  // threshold in the block's size, found once per kind: each call asks for every block (about
+  // 40 instructions a block through the rule itself).
   bool single_copy_for(Kind kind, std::uint64_t bytes) {
-    const std::uint64_t from_plus_1 = v_form_single_copy_from_[kind == Kind::kGatherv ? 1 : 0];
+    const std::uint64_t from_plus_1 = v_form_single_copy_from_[v_form_kind_index(kind)];
     if (from_plus_1 != 0) [[likely]]
       return bytes + 1 >= from_plus_1;
     return bytes >= learn_single_copy_from(kind);
@@ -268,8 +268,9 @@ class TeamImpl final : public sync::WaitObserver {
  private:
   void form(Bootstrap& bootstrap);
   const topology::Tree& build_tree(int root);
+  static std::size_t v_form_kind_index(Kind kind) { return kind == Kind::kGatherv ? 1 : 0; }
   static std::size_t v_form_index(Kind kind, int root) {
-    return 2 * static_cast<std::size_t>(root) + (kind == Kind::kGatherv ? 1 : 0);
+    return 2 * static_cast<std::size_t>(root) + v_form_kind_index(kind);
   }
   bool learn_v_form_tree(Kind kind, int root);
   std::uint64_t learn_single_copy_from(Kind kind);
