@@ -7,9 +7,12 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <vector>
 
+#include "core/fault_points.hpp"
 #include "support/buffers.hpp"
 #include "support/ranks.hpp"
 #include "support/seccomp.hpp"
@@ -70,7 +73,195 @@ void run_all_five(Team& team, RankContext& ctx, std::byte* send, std::byte* recv
       ctx.check(matches(recv + static_cast<std::uint64_t>(displs[r]), b, seq, r), "gatherv: wrong");
 }
 
+// What this process's collectives did, counted at their fault points (core/fault_points.hpp):
+// chunks through the slots, and single-copy transfers (memcpy between shared buffers included).
+std::atomic<int> chunks_published{0};
+std::atomic<int> chunks_read{0};
+std::atomic<int> single_copies{0};
+
+void count_point(FaultPoint point) {
+  if (point == FaultPoint::kChunkPublished) chunks_published.fetch_add(1);
+  if (point == FaultPoint::kChunkRead) chunks_read.fetch_add(1);
+  if (point == FaultPoint::kSingleCopy) single_copies.fetch_add(1);
+}
+
+void reset_counts() {
+  chunks_published = 0;
+  chunks_read = 0;
+  single_copies = 0;
+}
+
+// Broadcast, scatter and gather with every buffer in `send` and `recv` (in place at the root
+// when `in_place`), checking the bytes.
+void run_three(Team& team, RankContext& ctx, std::byte* send, std::byte* recv, std::uint64_t b,
+               int root, bool in_place, std::uint64_t& seq) {
+  const int n = team.size();
+  const int me = team.rank();
+  const auto count = static_cast<Count>(b);
+  const auto block = [&](std::byte* base, int r) {
+    return base + b * static_cast<std::uint64_t>(r);
+  };
+
+  ++seq;
+  if (me == root) fill(send, b, seq, root);
+  team.bcast(send, count, kByte, root);
+  ctx.check(matches(send, b, seq, root), "bcast: wrong bytes");
+
+  ++seq;
+  if (me == root)
+    for (int r = 0; r < n; ++r) fill(block(send, r), b, seq, r);
+  if (me == root && in_place) {
+    team.scatter(send, count, kByte, shmcoll::in_place, root);
+    ctx.check(matches(block(send, me), b, seq, me), "scatter in place: root's block changed");
+  } else {
+    team.scatter(send, count, kByte, recv, count, kByte, root);
+    ctx.check(matches(recv, b, seq, me), "scatter: wrong bytes");
+  }
+
+  ++seq;
+  if (me == root && in_place) {
+    fill(block(recv, me), b, seq, me);
+    team.gather(shmcoll::in_place, recv, count, kByte, root);
+  } else {
+    fill(send, b, seq, me);
+    team.gather(send, count, kByte, recv, count, kByte, root);
+  }
+  if (me == root)
+    for (int r = 0; r < n; ++r) ctx.check(matches(block(recv, r), b, seq, r), "gather: wrong");
+}
+
 }  // namespace
+
+// Team shapes in which the straight copy between shared buffers takes every block from
+// `least` bytes on (TeamImpl::shared_copy_for): 2 ranks with a CPU each, from
+// shared_copy_min_bytes; 3 ranks counted on one CPU (oversubscribed), where the single copy's
+// rules apply, which take broadcasts only from 1 MiB and past the slot ring.
+struct SharedCopyShape {
+  int nranks;
+  int team_cpus;
+  std::uint64_t least;
+  std::uint64_t block;  // a block size every collective moves straight
+};
+const SharedCopyShape kSharedCopyShapes[] = {{2, 64, 4096, 100'000}, {3, 1, 32768, 1'100'000}};
+
+TEST_CASE(
+    "without cross-memory attach, broadcast, scatter and gather between shared buffers copy "
+    "straight between them") {
+  // A container's seccomp profile forbids cross-memory attach, so the team forms without the
+  // single copy: blocks from the threshold on still move once, with memcpy between the
+  // buffers, and never through the slots; smaller ones take the slots.
+  for (const SharedCopyShape& shape : kSharedCopyShapes) {
+    std::string job;
+    auto outcome = run_ranks(
+        {.nranks = shape.nranks, .deadline_s = 60},
+        [&](RankContext& ctx) {
+          if (!forbid_cross_memory_attach()) {
+            ctx.fail("seccomp filter refused");
+            return;
+          }
+          Options o = test_options(64 * 1024, 4);
+          o.team_cpus = shape.team_cpus;
+          Team team(ctx.bootstrap, o);
+          ctx.check(!team.single_copy_available(), "no single copy without cross-memory attach");
+          const std::uint64_t largest = std::max<std::uint64_t>(shape.block, 700'000);
+          const std::uint64_t area = largest * static_cast<std::uint64_t>(team.size());
+          SharedBuffer mem = team.allocate_shared(2 * area);
+          std::byte* send = mem.local().data();
+          std::byte* recv = send + area;
+          fault_hook.store(count_point, std::memory_order_relaxed);
+          std::uint64_t seq = 0;
+          const std::uint64_t sizes[] = {shape.nranks == 2 ? shape.least : shape.block, shape.block,
+                                         largest};
+          for (const std::uint64_t b : sizes) {
+            for (int root = 0; root < team.size(); ++root) {
+              for (const bool in_place : {false, true}) {
+                reset_counts();
+                run_three(team, ctx, send, recv, b, root, in_place, seq);
+                ctx.check(chunks_published == 0 && chunks_read == 0, "no chunk through the slots");
+                // The root of an oversubscribed team leaves the copies to the others.
+                ctx.check(team.rank() == root || single_copies > 0,
+                          "the blocks moved with the single copy's transfers");
+              }
+            }
+          }
+          // Below the threshold the same calls take the slots.
+          reset_counts();
+          run_three(team, ctx, send, recv, shape.least - 1, 0, false, seq);
+          ctx.check(single_copies == 0, "a block below the threshold moves through the slots");
+          ctx.check(chunks_published + chunks_read > 0, "... which this rank used");
+          fault_hook.store(nullptr, std::memory_order_relaxed);
+        },
+        &job);
+    INFO(shape.nranks << " ranks: " << outcome.summary());
+    CHECK(outcome.succeeded());
+    CHECK(leftover_segments(job).empty());
+  }
+}
+
+TEST_CASE("a rank whose buffer is private, or in another allocation, keeps the slots for all") {
+  // The root's buffer is shared, but the last rank's lies in private memory (first) or in a
+  // second allocation (then): every rank must take the slots, since that rank does not map the
+  // root's allocation with certainty, nor the root its buffer. Without cross-memory attach a
+  // wrong choice would fail or hang.
+  for (const SharedCopyShape& shape : kSharedCopyShapes) {
+    for (const bool second_allocation : {false, true}) {
+      auto outcome = run_ranks({.nranks = shape.nranks, .deadline_s = 60}, [&](RankContext& ctx) {
+        if (!forbid_cross_memory_attach()) {
+          ctx.fail("seccomp filter refused");
+          return;
+        }
+        Options o = test_options(64 * 1024, 4);
+        o.team_cpus = shape.team_cpus;
+        Team team(ctx.bootstrap, o);
+        const std::uint64_t b = shape.block;
+        const std::uint64_t area = b * static_cast<std::uint64_t>(team.size());
+        SharedBuffer first = team.allocate_shared(2 * area);
+        SharedBuffer second = team.allocate_shared(2 * area);
+        std::vector<std::byte> priv(2 * area);
+        std::byte* base = first.local().data();
+        if (ctx.rank == ctx.size - 1)
+          base = second_allocation ? second.local().data() : priv.data();
+        fault_hook.store(count_point, std::memory_order_relaxed);
+        std::uint64_t seq = 300;
+        for (int root = 0; root < team.size(); ++root) {
+          reset_counts();
+          run_three(team, ctx, base, base + area, b, root, false, seq);
+          ctx.check(single_copies == 0, "no straight copy");
+          ctx.check(chunks_published + chunks_read > 0, "the slots");
+        }
+        fault_hook.store(nullptr, std::memory_order_relaxed);
+      });
+      INFO(shape.nranks << " ranks, second allocation " << second_allocation << ": "
+                        << outcome.summary());
+      CHECK(outcome.succeeded());
+    }
+  }
+}
+
+TEST_CASE("between shared buffers, a size mismatch is an error on every rank") {
+  for (const SharedCopyShape& shape : kSharedCopyShapes) {
+    auto outcome = run_ranks({.nranks = shape.nranks, .deadline_s = 60}, [&](RankContext& ctx) {
+      if (!forbid_cross_memory_attach()) {
+        ctx.fail("seccomp filter refused");
+        return;
+      }
+      Options o = test_options(64 * 1024, 4);
+      o.team_cpus = shape.team_cpus;
+      Team team(ctx.bootstrap, o);
+      SharedBuffer mem = team.allocate_shared(shape.block);
+      // Rank 1 receives half of what the root sends.
+      const Count count = static_cast<Count>(ctx.rank == 1 ? shape.block / 2 : shape.block);
+      try {
+        team.bcast(mem.local().data(), count, kByte, 0);
+        ctx.fail("the mismatched broadcast returned");
+      } catch (const InvalidArgument& e) {
+        ctx.check(std::string(e.what()).find("mismatch") != std::string::npos, e.what());
+      }
+    });
+    INFO(shape.nranks << " ranks: " << outcome.summary());
+    CHECK(outcome.succeeded());
+  }
+}
 
 TEST_CASE("allocate_shared: every rank maps every part, and nothing stays in /dev/shm") {
   for (int n : {1, 3, 5}) {

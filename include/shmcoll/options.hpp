@@ -65,6 +65,16 @@ struct Options {
   // on 2 cores (bench/results/): from 32 KiB all three are faster with the single copy
   // (scatter and gather already from 16 KiB, broadcast from 32 KiB).
   std::size_t single_copy_min_bytes = 32 * 1024;
+  // Per-rank block size from which broadcast, scatter and gather copy straight between the
+  // ranks' buffers with memcpy where every rank's buffer lies in one shared allocation
+  // (Team::allocate_shared, adopt_shared: an MPI-3 shared window), as far as the single copy
+  // does not take the blocks anyway: below single_copy_min_bytes, or in a team without
+  // cross-memory attach (a container's default seccomp profile forbids it), whatever
+  // `single_copy` says. Measured at np=2 on 2 cores, window buffers through the Open MPI plugin,
+  // against the slots (bench/results/shared-copy-2026-11-25-2core-vm): slower at 2 KiB
+  // (0.36-0.51 against 0.34-0.47 us), faster from 4 KiB (0.37-0.54 against 0.58-0.70; 16 KiB
+  // 0.42-0.75 against 2.2-2.6).
+  std::size_t shared_copy_min_bytes = 4 * 1024;
   // Message size from which a broadcast in an oversubscribed team (more ranks than CPUs) uses
   // the single copy under SHMCOLL_SINGLE_COPY=auto. Each peer then copies the whole message
   // straight from the root's buffer in its own time slice; below it, the slots win (the root

@@ -15,7 +15,7 @@ BcastOp::BcastOp(TeamImpl& team, void* buffer, Count count, Datatype type, int r
   sig_.bytes = validate::bytes(ctx, "count", count, type);
   validate::buffer(ctx, "buffer", buffer, sig_.bytes);
   validate::stream_length(ctx, sig_.bytes);
-  expose(buffer);
+  expose(buffer, sig_.bytes);
   if (ctx.is_root()) lend(buffer, sig_.bytes);
 }
 
@@ -24,10 +24,18 @@ bool BcastOp::advance_data(sync::WaitTarget& blocked_on) {
   if (team_.size() == 1) return true;
   if (!started_) {
     const registry::Choice choice = team_.choose(Kind::kBcast, sig_.bytes, sig_.root);
+    const bool shared_copy_eligible =
+        SharedCopyChoice::eligible(team_, Kind::kBcast, choice.single_copy, sig_.bytes, sig_.root);
+    if (shared_copy_eligible && !shared_choice_.decide(*this, team_, blocked_on)) return false;
     const topology::Tree* tree = choice.tree ? &team_.tree(sig_.root) : nullptr;
     if (choice.single_copy) {
       single_copy_ = true;
       exchange_.start_broadcast(sig_.bytes, team_.size(), buffer_, tree, !team_.oversubscribed());
+    } else if (shared_copy_eligible && shared_choice_.shared_copy()) {
+      // Every rank maps the root's buffer: each reads it flat (shared_copy.hpp).
+      single_copy_ = true;
+      exchange_.start_broadcast(sig_.bytes, team_.size(), buffer_, nullptr,
+                                !team_.oversubscribed());
     } else if (tree != nullptr) {
       tree_ = true;
       source_ = me == sig_.root ? me : tree->parent[static_cast<std::size_t>(me)];

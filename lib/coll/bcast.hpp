@@ -5,9 +5,12 @@
 // by chunk either way, so messages larger than the slots pipeline too. Single copy (large
 // messages, where the registry says so, see single_copy.hpp): each rank reads the message
 // from the root's buffer while the root writes a share of it into theirs; along the tree a
-// rank below the root's children reads it from its parent's buffer instead.
+// rank below the root's children reads it from its parent's buffer instead. Smaller messages
+// and teams without cross-memory attach take the same exchange, flat, where every rank's buffer
+// lies in the root's shared allocation (shared_copy.hpp).
 #pragma once
 
+#include "coll/shared_copy.hpp"
 #include "coll/single_copy.hpp"
 #include "core/operation.hpp"
 #include "core/stream.hpp"
@@ -35,6 +38,7 @@ class BcastOp final : public CollectiveOp {
   bool tree_ = false;
   bool single_copy_ = false;
   SingleCopyExchange exchange_;
+  SharedCopyChoice shared_choice_;
   int source_ = 0;  // whose stream this rank reads: root or tree parent
   const std::vector<int>* children_ = nullptr;
   std::uint64_t received_ = 0;  // tree: chunks read from the parent

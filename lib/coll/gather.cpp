@@ -22,7 +22,8 @@ GatherOp::GatherOp(TeamImpl& team, const void* sendbuf, Count sendcount, Datatyp
     sig_.type = recvtype;
   }
   validate::stream_length(ctx, sig_.bytes);
-  expose(ctx.is_root() ? recvbuf : sendbuf);
+  expose(ctx.is_root() ? recvbuf : sendbuf,
+         ctx.is_root() ? all_blocks_bytes(sig_.bytes, team.size()) : sig_.bytes);
   if (!in_place) lend(sendbuf, sig_.bytes);
 }
 
@@ -32,8 +33,13 @@ bool GatherOp::advance_data(sync::WaitTarget& blocked_on) {
   const int n = team_.size();
   if (!started_ && n > 1) {
     const registry::Choice choice = team_.choose(Kind::kGather, b, sig_.root);
-    const bool along_tree = choice.tree;
-    const bool single_copy = choice.single_copy;
+    const bool shared_copy_eligible =
+        SharedCopyChoice::eligible(team_, Kind::kGather, choice.single_copy, b, sig_.root);
+    if (shared_copy_eligible && !shared_choice_.decide(*this, team_, blocked_on)) return false;
+    // Between shared buffers (shared_copy.hpp) the single copy's exchange runs flat.
+    const bool shared_copy = shared_copy_eligible && shared_choice_.shared_copy();
+    const bool along_tree = choice.tree && !shared_copy;
+    const bool single_copy = choice.single_copy || shared_copy;
     const bool root = me == sig_.root;
     if (along_tree && !single_copy) {
       tree_gather_.emplace();

@@ -11,6 +11,7 @@
 #include "coll/gather_root.hpp"
 #include "coll/root_shares.hpp"
 #include "coll/scatter_stream.hpp"
+#include "coll/shared_copy.hpp"
 #include "coll/single_copy.hpp"
 #include "coll/tree_gather.hpp"
 #include "core/operation.hpp"
@@ -46,6 +47,7 @@ class GatherOp final : public CollectiveOp {
   std::optional<TreeGather> tree_gather_;
   bool single_copy_ = false;
   SingleCopyExchange exchange_;
+  SharedCopyChoice shared_choice_;
   StreamWriter writer_;
   GatherRoot root_side_;
 };

@@ -23,11 +23,11 @@ GathervOp::GathervOp(TeamImpl& team, const void* sendbuf, Count sendcount, Datat
     validate::buffer(ctx, "sendbuf", sendbuf, sig_.bytes);
     validate::stream_length(ctx, sig_.bytes);
     direct_ = team.single_copy_for(Kind::kGatherv, sig_.bytes);
-    expose(sendbuf);
+    expose(sendbuf, sig_.bytes);
     lend(sendbuf, sig_.bytes);
     return;
   }
-  expose(recvbuf);
+  expose(recvbuf, 0);  // blocks anywhere in it (displs)
   PlanVector<validate::Block> blocks;
   validate::blocks(ctx, "recvcounts", recvcounts, "displs", displs, recvtype, blocks);
   if (team.options().checks == CheckLevel::kFull)

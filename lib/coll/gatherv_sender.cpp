@@ -28,7 +28,7 @@ GathervSenderOp::GathervSenderOp(TeamImpl& team, const void* sendbuf, Count send
   validate::stream_length(ctx, sig_.bytes);
   // Published as GathervOp's senders do: a root that expects a single-copy block from this
   // rank (a size mismatch) finds the same arrival either way.
-  expose(sendbuf);
+  expose(sendbuf, sig_.bytes);
   lend(sendbuf, sig_.bytes);
 }
 

@@ -23,7 +23,8 @@ ScatterOp::ScatterOp(TeamImpl& team, const void* sendbuf, Count sendcount, Datat
     validate::stream_length(ctx, sig_.bytes * static_cast<std::uint64_t>(team.size()));
     lend(sendbuf, sig_.bytes * static_cast<std::uint64_t>(team.size()));
   }
-  expose(ctx.is_root() ? sendbuf : recvbuf);
+  expose(ctx.is_root() ? sendbuf : recvbuf,
+         ctx.is_root() ? all_blocks_bytes(sig_.bytes, team.size()) : sig_.bytes);
 }
 
 bool ScatterOp::advance_data(sync::WaitTarget& blocked_on) {
@@ -32,8 +33,13 @@ bool ScatterOp::advance_data(sync::WaitTarget& blocked_on) {
   const std::uint64_t b = sig_.bytes;
   if (!started_ && n > 1) {
     const registry::Choice choice = team_.choose(Kind::kScatter, b, sig_.root);
-    const bool along_tree = choice.tree;
-    const bool single_copy = choice.single_copy;
+    const bool shared_copy_eligible =
+        SharedCopyChoice::eligible(team_, Kind::kScatter, choice.single_copy, b, sig_.root);
+    if (shared_copy_eligible && !shared_choice_.decide(*this, team_, blocked_on)) return false;
+    // Between shared buffers (shared_copy.hpp) the single copy's exchange runs flat.
+    const bool shared_copy = shared_copy_eligible && shared_choice_.shared_copy();
+    const bool along_tree = choice.tree && !shared_copy;
+    const bool single_copy = choice.single_copy || shared_copy;
     const bool root = me == sig_.root;
     if (along_tree && !single_copy) {
       TreeScatter::LeafRange leaf;

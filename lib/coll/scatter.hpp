@@ -13,6 +13,7 @@
 #include "coll/root_shares.hpp"
 #include "coll/scatter_stream.hpp"
 #include "coll/scatterv_inbox.hpp"
+#include "coll/shared_copy.hpp"
 #include "coll/single_copy.hpp"
 #include "coll/tree_scatter.hpp"
 #include "core/operation.hpp"
@@ -50,6 +51,7 @@ class ScatterOp final : public CollectiveOp {
   std::optional<TreeScatter> tree_scatter_;
   bool single_copy_ = false;
   SingleCopyExchange exchange_;
+  SharedCopyChoice shared_choice_;
   ScatterRootStream plan_;
   StreamWriter writer_;
   RangeReader reader_;

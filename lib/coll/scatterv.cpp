@@ -26,7 +26,7 @@ ScattervOp::ScattervOp(TeamImpl& team, const void* sendbuf, std::span<const Coun
     sig_.bytes = scatterv_args::check_receiver(ctx, recvbuf, recvcount, recvtype);
     // The root may write a share of a single-copy block into it (root_shares.hpp); a smaller
     // block's receiver publishes no address (which costs a lookup among shared buffers).
-    if (path_of(sig_.bytes) == BlockPath::kDirect) expose(recvbuf);
+    if (path_of(sig_.bytes) == BlockPath::kDirect) expose(recvbuf, sig_.bytes);
     return;
   }
   scatterv_args::check_root(ctx, team.options().checks, sendbuf, sendcounts, displs, sendtype,
@@ -43,7 +43,7 @@ ScattervOp::ScattervOp(TeamImpl& team, const void* sendbuf, std::span<const Coun
       tree_blocks_[r] = {
           sendbuf_ + blocks[r].offset, blocks[r].bytes,
           static_cast<int>(r) != root && path_of(blocks[r].bytes) == BlockPath::kDirect};
-    expose(sendbuf);
+    expose(sendbuf, 0);  // blocks anywhere in it (displs)
     return;
   }
   // Small blocks travel in their receivers' records, blocks from the single-copy threshold on
@@ -65,7 +65,7 @@ ScattervOp::ScattervOp(TeamImpl& team, const void* sendbuf, std::span<const Coun
     shares_.plan(std::move(direct), copy_own_.second + plan_.bytes(),
                  team.root_copy_weight(sendbuf), !team.oversubscribed());
   }
-  expose(sendbuf);
+  expose(sendbuf, 0);
 }
 
 ScattervOp::BlockPath ScattervOp::path_of(std::uint64_t bytes) const {

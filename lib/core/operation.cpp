@@ -271,7 +271,7 @@ void CollectiveOp::arrive() {
   if (team_.has_deferred_root_check()) settle_deferred_root_check(team_);
   op_ = team_.next_op();
   plan_before_arrival();
-  team_.publish_arrival(op_, sig_, exposed_);
+  team_.publish_arrival(op_, sig_, exposed_, exposed_bytes_);
   fault_point(FaultPoint::kArrived);
   stage_ = Stage::kData;
 }

@@ -102,8 +102,20 @@ class CollectiveOp {
     }
   }
 
-  // Set by the algorithms that can move data with a single copy, before the operation starts.
-  void expose(const void* buffer) { exposed_ = buffer; }
+  // Set by the algorithms that can move data with a single copy, before the operation starts:
+  // the buffer peers may copy from or into, and the bytes from there the operation touches
+  // (0 where it is not known, as at a v-form's root: then only its start is looked up).
+  void expose(const void* buffer, std::uint64_t bytes) {
+    exposed_ = buffer;
+    exposed_bytes_ = bytes;
+  }
+  // The bytes of a scatter's or gather's root buffer: `ranks` blocks. Past any buffer when that
+  // overflows, so that no shared allocation is taken to hold it.
+  static std::uint64_t all_blocks_bytes(std::uint64_t block, int ranks) {
+    std::uint64_t total = 0;
+    return __builtin_mul_overflow(block, static_cast<std::uint64_t>(ranks), &total) ? UINT64_MAX
+                                                                                    : total;
+  }
 
   TeamImpl& team_;
   OpSignature sig_;
@@ -112,6 +124,7 @@ class CollectiveOp {
 
  private:
   const void* exposed_ = nullptr;
+  std::uint64_t exposed_bytes_ = 0;
   std::vector<ByteRange> lent_;
   bool agree_with(int peer, sync::WaitTarget& blocked_on);
   // Whether the agree stage skips `peer`: this rank itself, or a peer its data path compared.

@@ -129,8 +129,8 @@ const std::vector<Row>& rows() {
        "SHMCOLL_OVERSUBSCRIBED_BCAST_SINGLE_COPY_MIN_BYTES; in a team of more than 2 ranks with "
        "a CPU each, never a broadcast, and scatter(v) and gather(v) blocks from "
        "SHMCOLL_{SCATTER,GATHER}_SINGLE_COPY_MIN_TEAM_BYTES; always: from "
-       "SHMCOLL_SINGLE_COPY_MIN_BYTES without those exceptions; off: always through the shared "
-       "slots",
+       "SHMCOLL_SINGLE_COPY_MIN_BYTES without those exceptions; off: never (the slots, or a "
+       "memcpy between shared buffers: SHMCOLL_SHARED_COPY_MIN_BYTES)",
        [](const Options& o) {
          return std::string(o.single_copy == SingleCopy::kAuto  ? "auto"
                             : o.single_copy == SingleCopy::kOff ? "off"
@@ -153,6 +153,16 @@ const std::vector<Row>& rows() {
        [](Options& o, const std::string& v) {
          o.single_copy_min_bytes = static_cast<std::size_t>(
              parse_integer("SHMCOLL_SINGLE_COPY_MIN_BYTES", v, 1, 1ll << 40));
+       }},
+      {"SHMCOLL_SHARED_COPY_MIN_BYTES",
+       "block size per rank from which broadcast, scatter and gather whose root and other ranks "
+       "all pass buffers inside one shared allocation (allocate_shared, adopt_shared, an MPI "
+       "shared window) copy straight between them, where the single copy does not take the "
+       "blocks (below its threshold, or without cross-memory attach)",
+       [](const Options& o) { return std::to_string(o.shared_copy_min_bytes); },
+       [](Options& o, const std::string& v) {
+         o.shared_copy_min_bytes = static_cast<std::size_t>(
+             parse_integer("SHMCOLL_SHARED_COPY_MIN_BYTES", v, 1, 1ll << 50));
        }},
       {"SHMCOLL_SCATTER_SINGLE_COPY_MIN_TEAM_BYTES",
        "in a team of more than 2 ranks with a CPU each, scatter(v) blocks take the single copy "

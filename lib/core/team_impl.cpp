@@ -100,6 +100,14 @@ registry::TeamShape TeamImpl::make_shape(int root) {
           options_.gather_algorithm};
 }
 
+bool TeamImpl::shared_copy_for(Kind kind, std::uint64_t bytes, int root) {
+  if (size_ < 2 || bytes < options_.shared_copy_min_bytes) return false;
+  if (size_ == 2 && !oversubscribed_) return true;
+  registry::TeamShape with_single_copy = shape(root);
+  with_single_copy.single_copy = true;
+  return registry::single_copy_block(with_single_copy, kind, bytes);
+}
+
 std::uint64_t TeamImpl::next_op() {
   check_aborted();
   if (op_ >= sync::kMaxOperation) {
@@ -108,7 +116,8 @@ std::uint64_t TeamImpl::next_op() {
   return ++op_;
 }
 
-void TeamImpl::publish_arrival(std::uint64_t op, const OpSignature& sig, const void* buffer) {
+void TeamImpl::publish_arrival(std::uint64_t op, const OpSignature& sig, const void* buffer,
+                               std::uint64_t bytes) {
   segment::StatusLine& status = self().status();
   // Seqlock write (see read_peer_arrival): mark "writing", fence, write the signature,
   // then publish "arrived". Only this rank writes its status line.
@@ -117,7 +126,7 @@ void TeamImpl::publish_arrival(std::uint64_t op, const OpSignature& sig, const v
   status.signature.store(sig.packed(), std::memory_order_relaxed);
   status.bytes.store(sig.bytes, std::memory_order_relaxed);
   status.address.store(reinterpret_cast<std::uintptr_t>(buffer), std::memory_order_relaxed);
-  status.shared_id.store(shared_buffers_.id_of(buffer, 0), std::memory_order_relaxed);
+  status.shared_id.store(shared_buffers_.id_of(buffer, bytes), std::memory_order_relaxed);
   publish(status.tag, make_tag(op, sync::kStepArrived));
 }
 

@@ -165,6 +165,15 @@ class TeamImpl final : public sync::WaitObserver {
     return bytes >= learn_single_copy_from(kind);
   }
   bool single_copy_available() const { return single_copy_; }
+  // Whether a broadcast, scatter or gather block of `bytes` may copy straight between shared
+  // buffers where the single copy does not take it (shared_copy.hpp): from
+  // Options::shared_copy_min_bytes in a team of 2 ranks with a CPU each, where that was
+  // measured; in other teams only where the single copy would take it if the team had
+  // cross-memory attach. The two paths wait for the same things, and a memcpy between shared
+  // buffers costs no more than a cross-memory copy, so the single copy's measured rules hold
+  // for it too. (With 4 ranks on 2 cores, window buffers, the straight copy took 2.5-8x the
+  // slots' time at 4-16 KiB: the root must wait for every rank's arrival and copy.)
+  bool shared_copy_for(Kind kind, std::uint64_t bytes, int root);
   // What a byte the root copies with memcpy costs against a byte of cross-memory copy, the same
   // on every rank: 1 / rank 0's measured ratio, within [0.25, 1]; 0.8 where it was not measured.
   double local_copy_weight() const { return local_copy_weight_; }
@@ -258,7 +267,8 @@ class TeamImpl final : public sync::WaitObserver {
   const std::string& segment_name() const { return segment_name_; }
 
   // Arrival (status line) and progress (progress line) of the current operation.
-  void publish_arrival(std::uint64_t op, const OpSignature& sig, const void* buffer);
+  void publish_arrival(std::uint64_t op, const OpSignature& sig, const void* buffer,
+                       std::uint64_t bytes);
   void publish_step(std::uint64_t op, std::uint64_t step);
   // Whether every peer has arrived in operation `op` or a later one; otherwise `blocked_on`
   // names one that has not. Remembers the lowest operation it saw, so that most calls read no

@@ -36,6 +36,7 @@ struct JoinInfo {
   std::uint32_t verbose = 0;
   std::uint32_t team_cpus = 0;
   std::uint64_t single_copy_min_bytes = 0;
+  std::uint64_t shared_copy_min_bytes = 0;
   std::uint64_t oversubscribed_bcast_single_copy_min_bytes = 0;
   std::uint64_t scatter_single_copy_min_team_bytes = 0;
   std::uint64_t gather_single_copy_min_team_bytes = 0;
@@ -92,6 +93,7 @@ void TeamImpl::form(Bootstrap& bootstrap) {
     mine.gather_algorithm = static_cast<std::uint32_t>(options_.gather_algorithm);
     mine.single_copy = static_cast<std::uint32_t>(options_.single_copy);
     mine.single_copy_min_bytes = options_.single_copy_min_bytes;
+    mine.shared_copy_min_bytes = options_.shared_copy_min_bytes;
     mine.oversubscribed_bcast_single_copy_min_bytes =
         options_.oversubscribed_bcast_single_copy_min_bytes;
     mine.scatter_single_copy_min_team_bytes = options_.scatter_single_copy_min_team_bytes;
@@ -139,6 +141,7 @@ void TeamImpl::form(Bootstrap& bootstrap) {
   options_.gather_algorithm = static_cast<Algorithm>(creator.gather_algorithm);
   options_.single_copy = static_cast<SingleCopy>(creator.single_copy);
   options_.single_copy_min_bytes = creator.single_copy_min_bytes;
+  options_.shared_copy_min_bytes = creator.shared_copy_min_bytes;
   options_.oversubscribed_bcast_single_copy_min_bytes =
       creator.oversubscribed_bcast_single_copy_min_bytes;
   options_.scatter_single_copy_min_team_bytes = creator.scatter_single_copy_min_team_bytes;
@@ -258,13 +261,17 @@ segment::RankNodes TeamImpl::rank_nodes() const {
 }
 
 std::string TeamImpl::data_paths() const {
-  // The same rules as registry::single_copy_block, in words.
+  // The same rules as registry::single_copy_block and SharedCopyChoice, in words.
   const bool deep_ring = registry::deep_ring(slots(), slot_bytes());
+  const std::string shared_copy =
+      "; broadcast, scatter and gather blocks from " +
+      std::to_string(options_.shared_copy_min_bytes) +
+      " bytes whose buffers all lie in one shared allocation copy straight between them";
   if (!single_copy_) {
     // Measured on 2 cores, np=2, slots only: 1 MiB of ring took 0.25-0.78x the time of 4 x 64
     // KiB from 256 KiB to 4 MiB (bench/results/slot-depth-2026-11-23-2core-vm/,
     // slot-ring-2026-11-24-2core-vm/).
-    return "slots only: single copy off (" + single_copy_why_ + ")" +
+    return "slots only: single copy off (" + single_copy_why_ + ")" + shared_copy +
            (deep_ring ? std::string()
                       : std::string("; large messages move faster with 1 MiB of slots per rank "
                                     "(SHMCOLL_SLOTS x SHMCOLL_SLOT_BYTES)"));
@@ -278,7 +285,7 @@ std::string TeamImpl::data_paths() const {
                   cross_copy_cost_, local_copy_weight_);
     text += cost;
   }
-  if (options_.single_copy == SingleCopy::kAlways) return text;
+  if (options_.single_copy == SingleCopy::kAlways) return text + shared_copy;
   if (oversubscribed_) {
     // registry::single_copy_block: from the larger minimum, and past the slot ring.
     const std::uint64_t ring = std::uint64_t{slots()} * slot_bytes();
@@ -286,7 +293,8 @@ std::string TeamImpl::data_paths() const {
         std::max<std::uint64_t>({options_.single_copy_min_bytes,
                                  options_.oversubscribed_bcast_single_copy_min_bytes, ring + 1});
     return text + ", for broadcast from " + std::to_string(from) +
-           " bytes (the team is oversubscribed; a message its slot ring holds keeps the slots)";
+           " bytes (the team is oversubscribed; a message its slot ring holds keeps the slots)" +
+           shared_copy;
   }
   if (size_ > 2) {
     // registry::single_copy_block: teams of more than 2 ranks, each with a CPU.
@@ -305,7 +313,7 @@ std::string TeamImpl::data_paths() const {
             std::to_string(options_.gather_pipeline_max_bytes) +
             " bytes (1 MiB of slots per rank pipelines copy-in and copy-out)";
   }
-  return text;
+  return text + shared_copy;
 }
 
 }  // namespace shmcoll

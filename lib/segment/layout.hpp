@@ -75,8 +75,9 @@ struct alignas(kCacheLine) StatusLine {
   // attach), 0 when it is not. Not part of the seqlock: a rank leaving an operation because of
   // an error waits until no peer writes into its buffers (SingleCopyExchange::drain).
   std::atomic<std::uint64_t> writing_op;
-  // The Team::allocate_shared allocation `address` lies in (its team-wide id), 0 for none:
-  // peers that map it copy with memcpy instead of cross-memory attach. Part of the seqlock.
+  // The shared allocation (Team::allocate_shared, adopt_shared; its team-wide id) that holds
+  // the whole range the operation touches from `address` on, 0 for none: peers that map it
+  // copy with memcpy instead of cross-memory attach. Part of the seqlock.
   std::atomic<std::uint64_t> shared_id;
 };
 static_assert(sizeof(StatusLine) == kCacheLine);
@@ -93,6 +94,9 @@ struct alignas(kCacheLine) ProgressLine {
   // single-copy blocks (the leading bytes of each, written into a scatterv receiver's buffer or
   // read from a gatherv sender's). Those ranks wait for it before they leave.
   std::atomic<std::uint64_t> shared_op;
+  // The root's choice in the operations that may copy straight between shared buffers
+  // (SharedCopyChoice): 2 x op + 1 where it chose that, 2 x op where it chose the slots.
+  std::atomic<std::uint64_t> shared_copy_choice;
 };
 static_assert(sizeof(ProgressLine) == kCacheLine);
 

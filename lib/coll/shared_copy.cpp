@@ -1,0 +1,63 @@
+#include "coll/shared_copy.hpp"
+
+#include "core/team_impl.hpp"
+
+namespace shmcoll {
+
+bool SharedCopyChoice::eligible(TeamImpl& team, Kind kind, bool single_copy,
+                                std::uint64_t block_bytes, int root) {
+  return !single_copy && team.shared_copy_for(kind, block_bytes, root);
+}
+
+bool SharedCopyChoice::decide(const CollectiveOp& op, TeamImpl& team,
+                              sync::WaitTarget& blocked_on) {
+  // relaxed: this rank's own store, made with its arrival before the operation's data stage.
+  const std::uint64_t mine = team.self().status().shared_id.load(std::memory_order_relaxed);
+  const int root = op.signature().root;
+  if (team.rank() == root) return decide_as_root(op, team, mine, blocked_on);
+  if (mine == 0) {  // the root needs every buffer shared: it chooses the slots
+    shared_copy_ = false;
+    return true;
+  }
+  std::atomic<std::uint64_t>& choice = team.area(root).progress().shared_copy_choice;
+  const sync::WaitTarget t{&choice, 2 * op.op(), root};
+  if (!sync::reached(t)) {
+    blocked_on = t;
+    return false;
+  }
+  // acquire (in reached): pairs with the root's publication, after which it reads this rank's
+  // buffer only if it chose the straight copy.
+  shared_copy_ = choice.load(std::memory_order_relaxed) == 2 * op.op() + 1;
+  return true;
+}
+
+bool SharedCopyChoice::decide_as_root(const CollectiveOp& op, TeamImpl& team, std::uint64_t mine,
+                                      sync::WaitTarget& blocked_on) {
+  bool all_in_mine = mine != 0;
+  for (; all_in_mine && next_peer_ < team.size(); ++next_peer_) {
+    if (next_peer_ == team.rank()) continue;
+    segment::StatusLine& status = team.area(next_peer_).status();
+    PeerArrival arrival;
+    switch (read_peer_arrival(status, op.op(), arrival)) {
+      case PeerState::kNotArrived:
+        blocked_on = {&status.tag, sync::make_tag(op.op(), sync::kStepArrived), next_peer_};
+        return false;
+      case PeerState::kPassed:  // a rank that waits for the choice cannot have left
+        all_in_mine = false;
+        break;
+      case PeerState::kRead:
+        all_in_mine = arrival.shared_id == mine;
+        break;
+    }
+  }
+  publish(op, team, all_in_mine);
+  return true;
+}
+
+void SharedCopyChoice::publish(const CollectiveOp& op, TeamImpl& team, bool shared_copy) {
+  shared_copy_ = shared_copy;
+  // release (TeamImpl::publish): the ranks that read the choice then read this rank's buffer.
+  team.publish(team.self().progress().shared_copy_choice, 2 * op.op() + (shared_copy ? 1 : 0));
+}
+
+}  // namespace shmcoll
