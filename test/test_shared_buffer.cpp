@@ -198,6 +198,66 @@ TEST_CASE(
   }
 }
 
+TEST_CASE("non-blocking broadcast, scatter and gather between shared buffers, several at once") {
+  // Each request decides its path when the engine first advances it; three outstanding at
+  // once, each with its own bytes of the allocation.
+  for (const SharedCopyShape& shape : kSharedCopyShapes) {
+    auto outcome = run_ranks({.nranks = shape.nranks, .deadline_s = 60}, [&](RankContext& ctx) {
+      if (!forbid_cross_memory_attach()) {
+        ctx.fail("seccomp filter refused");
+        return;
+      }
+      Options o = test_options(64 * 1024, 4);
+      o.team_cpus = shape.team_cpus;
+      Team team(ctx.bootstrap, o);
+      const int n = team.size();
+      const std::uint64_t b = shape.block;
+      const std::uint64_t area = b * static_cast<std::uint64_t>(n);
+      SharedBuffer mem = team.allocate_shared(4 * area);
+      std::byte* bcast_buf = mem.local().data();
+      std::byte* scatter_send = bcast_buf + area;
+      std::byte* scatter_recv = scatter_send + area;
+      std::byte* gather_recv = scatter_recv + area;
+      const int root = n - 1;
+      const auto count = static_cast<Count>(b);
+      fault_hook.store(count_point, std::memory_order_relaxed);
+      for (std::uint64_t seq = 500; seq < 503; ++seq) {
+        reset_counts();
+        if (ctx.rank == root) {
+          fill(bcast_buf, b, seq, root);
+          for (int r = 0; r < n; ++r)
+            fill(scatter_send + b * static_cast<std::uint64_t>(r), b, seq + 1, r);
+        }
+        // Every rank sends its block from its own slice of gather_recv (the root in place),
+        // so that no two of the outstanding requests touch the same bytes.
+        fill(gather_recv + b * static_cast<std::uint64_t>(ctx.rank), b, seq + 2, ctx.rank);
+        std::vector<Request> requests;
+        requests.push_back(team.ibcast(bcast_buf, count, kByte, root));
+        requests.push_back(
+            team.iscatter(scatter_send, count, kByte, scatter_recv, count, kByte, root));
+        if (ctx.rank == root) {
+          requests.push_back(team.igather(shmcoll::in_place, gather_recv, count, kByte, root));
+        } else {
+          requests.push_back(team.igather(gather_recv + b * static_cast<std::uint64_t>(ctx.rank),
+                                          count, kByte, nullptr, 0, kByte, root));
+        }
+        Request::wait_all(requests);
+        ctx.check(matches(bcast_buf, b, seq, root), "ibcast: wrong bytes");
+        ctx.check(matches(scatter_recv, b, seq + 1, ctx.rank), "iscatter: wrong bytes");
+        if (ctx.rank == root) {
+          for (int r = 0; r < n; ++r)
+            ctx.check(matches(gather_recv + b * static_cast<std::uint64_t>(r), b, seq + 2, r),
+                      "igather: wrong bytes");
+        }
+        ctx.check(chunks_published == 0 && chunks_read == 0, "no chunk through the slots");
+      }
+      fault_hook.store(nullptr, std::memory_order_relaxed);
+    });
+    INFO(shape.nranks << " ranks: " << outcome.summary());
+    CHECK(outcome.succeeded());
+  }
+}
+
 TEST_CASE("a rank whose buffer is private, or in another allocation, keeps the slots for all") {
   // The root's buffer is shared, but the last rank's lies in private memory (first) or in a
   // second allocation (then): every rank must take the slots, since that rank does not map the

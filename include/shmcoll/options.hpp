@@ -70,10 +70,11 @@ struct Options {
   // (Team::allocate_shared, adopt_shared: an MPI-3 shared window), as far as the single copy
   // does not take the blocks anyway: below single_copy_min_bytes, or in a team without
   // cross-memory attach (a container's default seccomp profile forbids it), whatever
-  // `single_copy` says. Measured at np=2 on 2 cores, window buffers through the Open MPI plugin,
-  // against the slots (bench/results/shared-copy-2026-11-25-2core-vm): slower at 2 KiB
-  // (0.36-0.51 against 0.34-0.47 us), faster from 4 KiB (0.37-0.54 against 0.58-0.70; 16 KiB
-  // 0.42-0.75 against 2.2-2.6).
+  // `single_copy` says; in teams other than 2 ranks with a CPU each, only the blocks the single
+  // copy would take (TeamImpl::shared_copy_for). Measured at np=2 on 2 cores, window buffers
+  // through the Open MPI plugin, against the slots (bench/results/shared-copy-2026-11-25-2core-vm):
+  // 4-16 KiB took 0.38-0.96 us against 0.58-2.55 (medians of 5 rounds); at 2 KiB the straight
+  // copy was slower in an earlier run (0.36-0.51 against 0.34-0.47).
   std::size_t shared_copy_min_bytes = 4 * 1024;
   // Message size from which a broadcast in an oversubscribed team (more ranks than CPUs) uses
   // the single copy under SHMCOLL_SINGLE_COPY=auto. Each peer then copies the whole message
