@@ -91,10 +91,33 @@ void reset_counts() {
   single_copies = 0;
 }
 
-// Broadcast, scatter and gather with every buffer in `send` and `recv` (in place at the root
-// when `in_place`), checking the bytes.
-void run_three(Team& team, RankContext& ctx, std::byte* send, std::byte* recv, std::uint64_t b,
-               int root, bool in_place, std::uint64_t& seq) {
+// Scatterv with its blocks in reverse order, every buffer in `send` and `recv` (in place at the
+// root when `in_place`), checking the bytes.
+void run_scatterv(Team& team, RankContext& ctx, std::byte* send, std::byte* recv, std::uint64_t b,
+                  int root, bool in_place, std::uint64_t& seq) {
+  const int n = team.size();
+  const int me = team.rank();
+  const auto count = static_cast<Count>(b);
+  std::vector<Count> counts(static_cast<std::size_t>(n), count), displs;
+  for (int r = 0; r < n; ++r) displs.push_back(count * (n - 1 - r));
+  const auto at = [&](int r) { return send + static_cast<std::uint64_t>(displs[r]); };
+  ++seq;
+  if (me == root)
+    for (int r = 0; r < n; ++r) fill(at(r), b, seq, r);
+  if (me == root && in_place) {
+    team.scatterv(send, counts, displs, kByte, shmcoll::in_place, root);
+    ctx.check(matches(at(me), b, seq, me), "scatterv in place: root's block changed");
+  } else {
+    team.scatterv(send, counts, displs, kByte, recv, count, kByte, root);
+    ctx.check(matches(recv, b, seq, me), "scatterv: wrong bytes");
+  }
+}
+
+// Broadcast, scatter, scatterv (with `with_scatterv`) and gather with every buffer in `send` and
+// `recv` (in place at the root when `in_place`), checking the bytes.
+void run_shared_copies(Team& team, RankContext& ctx, std::byte* send, std::byte* recv,
+                       std::uint64_t b, int root, bool in_place, bool with_scatterv,
+                       std::uint64_t& seq) {
   const int n = team.size();
   const int me = team.rank();
   const auto count = static_cast<Count>(b);
@@ -117,6 +140,8 @@ void run_three(Team& team, RankContext& ctx, std::byte* send, std::byte* recv, s
     team.scatter(send, count, kByte, recv, count, kByte, root);
     ctx.check(matches(recv, b, seq, me), "scatter: wrong bytes");
   }
+
+  if (with_scatterv) run_scatterv(team, ctx, send, recv, b, root, in_place, seq);
 
   ++seq;
   if (me == root && in_place) {
@@ -145,7 +170,7 @@ struct SharedCopyShape {
 const SharedCopyShape kSharedCopyShapes[] = {{2, 64, 4096, 100'000}, {3, 1, 32768, 1'100'000}};
 
 TEST_CASE(
-    "without cross-memory attach, broadcast, scatter and gather between shared buffers copy "
+    "without cross-memory attach, broadcast, scatter(v) and gather between shared buffers copy "
     "straight between them") {
   // A container's seccomp profile forbids cross-memory attach, so the team forms without the
   // single copy: blocks from the threshold on still move once, with memcpy between the
@@ -176,7 +201,7 @@ TEST_CASE(
             for (int root = 0; root < team.size(); ++root) {
               for (const bool in_place : {false, true}) {
                 reset_counts();
-                run_three(team, ctx, send, recv, b, root, in_place, seq);
+                run_shared_copies(team, ctx, send, recv, b, root, in_place, true, seq);
                 ctx.check(chunks_published == 0 && chunks_read == 0, "no chunk through the slots");
                 // The root of an oversubscribed team leaves the copies to the others.
                 ctx.check(team.rank() == root || single_copies > 0,
@@ -186,7 +211,7 @@ TEST_CASE(
           }
           // Below the threshold the same calls take the slots.
           reset_counts();
-          run_three(team, ctx, send, recv, shape.least - 1, 0, false, seq);
+          run_shared_copies(team, ctx, send, recv, shape.least - 1, 0, false, true, seq);
           ctx.check(single_copies == 0, "a block below the threshold moves through the slots");
           ctx.check(chunks_published + chunks_read > 0, "... which this rank used");
           fault_hook.store(nullptr, std::memory_order_relaxed);
@@ -285,9 +310,21 @@ TEST_CASE("a rank whose buffer is private, or in another allocation, keeps the s
         std::uint64_t seq = 300;
         for (int root = 0; root < team.size(); ++root) {
           reset_counts();
-          run_three(team, ctx, base, base + area, b, root, false, seq);
+          run_shared_copies(team, ctx, base, base + area, b, root, false, false, seq);
           ctx.check(single_copies == 0, "no straight copy");
           ctx.check(chunks_published + chunks_read > 0, "the slots");
+          // Scatterv chooses per receiver (the root's record says which way): a receiver
+          // reads its block straight from the root's buffer where both lie in the first
+          // allocation, from the stream otherwise.
+          reset_counts();
+          run_scatterv(team, ctx, base, base + area, b, root, false, seq);
+          if (ctx.rank != root) {
+            const int last = ctx.size - 1;
+            const bool straight = ctx.rank != last && root != last;
+            ctx.check(straight ? single_copies > 0 && chunks_read == 0
+                               : single_copies == 0 && chunks_read > 0,
+                      "scatterv: each receiver's own path");
+          }
         }
         fault_hook.store(nullptr, std::memory_order_relaxed);
       });

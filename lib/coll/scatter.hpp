@@ -87,6 +87,16 @@ class ScattervOp final : public CollectiveOp {
   // Receiver: checks the record against this rank's arguments and takes an inline block;
   // false when that was all, otherwise sets the stage for the rest.
   bool take_record_and_go_on();
+  // Whether a block of `bytes` that would go through the stream may copy straight between
+  // shared buffers instead (shared_copy.hpp), the same on every rank.
+  bool may_copy_shared(std::uint64_t bytes);
+  // Root: learns, from each candidate's arrival, whether its buffer lies in the allocation its
+  // block does (then it copies straight, as a single-copy receiver), then plans.
+  bool choose_shared_copies(sync::WaitTarget& blocked_on);
+  // Root, flat: the stream and the shares, once every receiver's path is known.
+  void plan_flat_root();
+  // Root, flat: whether receiver r reads its block from sendbuf itself.
+  bool reads_from_sendbuf(int r) const;
   // Receiver of a single-copy block: the part after the root's share, then the root's report.
   bool copy_direct_block(sync::WaitTarget& blocked_on);
   // Root: the share of receiver r's block that the root writes (0 for none).
@@ -109,6 +119,12 @@ class ScattervOp final : public CollectiveOp {
   SteppedTransfer direct_copy_;  // a rank that copies its block itself
   Stage stage_ = Stage::kStart;
   int next_record_ = 0;  // root: the next receiver to post a record for
+  // Root, flat: receivers whose blocks may copy straight between shared buffers, the next one
+  // to look at, and (by rank) the ones that do; planned_ once the plan knows.
+  PlanVector<int> shared_candidates_;
+  std::size_t next_candidate_ = 0;
+  PlanVector<std::uint8_t> shared_direct_;
+  bool planned_ = false;
   ScatterRootStream plan_;
   StreamWriter writer_;
   scatterv_inbox::Record record_;  // receiver: what the root posted for this rank

@@ -24,9 +24,11 @@ ScattervOp::ScattervOp(TeamImpl& team, const void* sendbuf, std::span<const Coun
   if (tree_) tree_scatter_.emplace();
   if (!ctx.is_root()) {
     sig_.bytes = scatterv_args::check_receiver(ctx, recvbuf, recvcount, recvtype);
-    // The root may write a share of a single-copy block into it (root_shares.hpp); a smaller
-    // block's receiver publishes no address (which costs a lookup among shared buffers).
-    if (path_of(sig_.bytes) == BlockPath::kDirect) expose(recvbuf, sig_.bytes);
+    // The root may write a share of a single-copy block into it (root_shares.hpp), and looks
+    // where it lies to choose a straight copy between shared buffers (shared_copy.hpp); a
+    // smaller block's receiver publishes no address (which costs a lookup among shared buffers).
+    if (path_of(sig_.bytes) == BlockPath::kDirect || may_copy_shared(sig_.bytes))
+      expose(recvbuf, sig_.bytes);
     return;
   }
   scatterv_args::check_root(ctx, team.options().checks, sendbuf, sendcounts, displs, sendtype,
@@ -46,26 +48,76 @@ ScattervOp::ScattervOp(TeamImpl& team, const void* sendbuf, std::span<const Coun
     expose(sendbuf, 0);  // blocks anywhere in it (displs)
     return;
   }
-  // Small blocks travel in their receivers' records, blocks from the single-copy threshold on
-  // are read by their ranks from sendbuf; only the others go through the stream.
-  plan_.plan(root, team.size(), [&](int r) {
+  expose(sendbuf, 0);
+  // Blocks that may copy straight between shared buffers wait for their receivers' arrival
+  // (choose_shared_copies), and the plan with them.
+  const std::uint64_t mine = team.shared_buffers().id_of(sendbuf, 0);
+  for (int r = 0; mine != 0 && r < team.size(); ++r) {
     const validate::Block& blk = blocks_[static_cast<std::size_t>(r)];
-    if (path_of(blk.bytes) != BlockPath::kStream)
+    if (r != root && path_of(blk.bytes) == BlockPath::kStream && may_copy_shared(blk.bytes) &&
+        team.shared_buffers().id_of(sendbuf_ + blk.offset, blk.bytes) == mine)
+      shared_candidates_.push_back(r);
+  }
+  if (shared_candidates_.empty()) plan_flat_root();
+}
+
+bool ScattervOp::may_copy_shared(std::uint64_t bytes) {
+  return path_of(bytes) == BlockPath::kStream &&
+         team_.shared_copy_for(Kind::kScatterv, bytes, sig_.root);
+}
+
+bool ScattervOp::choose_shared_copies(sync::WaitTarget& blocked_on) {
+  const std::uint64_t mine = team_.self().status().shared_id.load(std::memory_order_relaxed);
+  if (shared_direct_.empty()) shared_direct_.assign(static_cast<std::size_t>(team_.size()), 0);
+  for (; next_candidate_ < shared_candidates_.size(); ++next_candidate_) {
+    const int r = shared_candidates_[next_candidate_];
+    segment::StatusLine& status = team_.area(r).status();
+    PeerArrival arrival;
+    switch (read_peer_arrival(status, op_, arrival)) {
+      case PeerState::kNotArrived:
+        blocked_on = {&status.tag, sync::make_tag(op_, sync::kStepArrived), r};
+        return false;
+      case PeerState::kPassed:  // cannot be: it waits for its record
+        break;
+      case PeerState::kRead:
+        // Its buffer lies in the allocation of this block (so it maps it, and this rank maps
+        // its buffer): the receiver copies straight, as from the single-copy threshold on.
+        shared_direct_[static_cast<std::size_t>(r)] = arrival.shared_id == mine ? 1 : 0;
+        break;
+    }
+  }
+  plan_flat_root();
+  return true;
+}
+
+bool ScattervOp::reads_from_sendbuf(int r) const {
+  const validate::Block& blk = blocks_[static_cast<std::size_t>(r)];
+  return path_of(blk.bytes) == BlockPath::kDirect ||
+         (!shared_direct_.empty() && shared_direct_[static_cast<std::size_t>(r)] != 0);
+}
+
+void ScattervOp::plan_flat_root() {
+  const int root = sig_.root;
+  // Small blocks travel in their receivers' records, blocks that receivers read from sendbuf
+  // (single copy, or straight between shared buffers) do not either; the others go through
+  // the stream.
+  plan_.plan(root, team_.size(), [&](int r) {
+    const validate::Block& blk = blocks_[static_cast<std::size_t>(r)];
+    if (path_of(blk.bytes) == BlockPath::kInline || reads_from_sendbuf(r))
       return std::pair<const std::byte*, std::uint64_t>(nullptr, 0);
     return std::pair(sendbuf_ + blk.offset, blk.bytes);
   });
   PlanVector<RootShares::Block> direct;
-  for (int r = 0; r < team.size(); ++r) {
+  for (int r = 0; r < team_.size(); ++r) {
     const validate::Block& blk = blocks_[static_cast<std::size_t>(r)];
-    if (r != root && path_of(blk.bytes) == BlockPath::kDirect)
+    if (r != root && reads_from_sendbuf(r))
       direct.push_back({r, const_cast<std::byte*>(sendbuf_ + blk.offset), blk.bytes, 0});
   }
   // The root's own memcpys (its block, the streamed blocks) lower its shares.
   if (!direct.empty()) {
     shares_.plan(std::move(direct), copy_own_.second + plan_.bytes(),
-                 team.root_copy_weight(sendbuf), !team.oversubscribed());
+                 team_.root_copy_weight(sendbuf_), !team_.oversubscribed());
   }
-  expose(sendbuf, 0);
 }
 
 ScattervOp::BlockPath ScattervOp::path_of(std::uint64_t bytes) const {
@@ -91,6 +143,10 @@ bool ScattervOp::advance_root(sync::WaitTarget& blocked_on) {
     plan_.readers(writer_.shape(), c, out);
   };
   if (stage_ == Stage::kStart) {
+    if (!shared_candidates_.empty() && !planned_) {
+      if (!choose_shared_copies(blocked_on)) return false;
+      planned_ = true;
+    }
     if (!post_records(blocked_on)) return false;
     writer_.start(op_, Kind::kScatterv, sig_.root, plan_.bytes(), team_.slot_bytes());
     stage_ = Stage::kBlock;
@@ -115,7 +171,8 @@ bool ScattervOp::post_records(sync::WaitTarget& blocked_on) {
     if (r == sig_.root || (tree != nullptr && !TreeScatter::takes_record(*tree, r))) continue;
     if (!scatterv_inbox::line_free(team_, r, op_, blocked_on)) return false;
     const validate::Block& blk = blocks_[static_cast<std::size_t>(r)];
-    const bool direct = path_of(blk.bytes) == BlockPath::kDirect;
+    const bool direct =
+        tree == nullptr ? reads_from_sendbuf(r) : path_of(blk.bytes) == BlockPath::kDirect;
     const std::uint64_t where = direct            ? scatterv_inbox::kDirect | blk.offset
                                 : tree != nullptr ? tree_scatter_->stream_offset_of(r)
                                                   : plan_.offset_of(r);

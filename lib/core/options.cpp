@@ -156,7 +156,8 @@ const std::vector<Row>& rows() {
        }},
       {"SHMCOLL_SHARED_COPY_MIN_BYTES",
        "block size per rank from which broadcast, scatter and gather whose root and other ranks "
-       "all pass buffers inside one shared allocation (allocate_shared, adopt_shared, an MPI "
+       "(scatterv: the root and that block's receiver) pass buffers inside one shared allocation "
+       "(allocate_shared, adopt_shared, an MPI "
        "shared window) copy straight between them, where the single copy does not take the "
        "blocks (below its threshold, or without cross-memory attach)",
        [](const Options& o) { return std::to_string(o.shared_copy_min_bytes); },
