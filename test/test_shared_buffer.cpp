@@ -113,6 +113,41 @@ void run_scatterv(Team& team, RankContext& ctx, std::byte* send, std::byte* recv
   }
 }
 
+// Gatherv with its blocks in reverse order, every buffer in `send` and `recv` (in place at the
+// root when `in_place`), checking the bytes.
+void run_gatherv(Team& team, RankContext& ctx, std::byte* send, std::byte* recv, std::uint64_t b,
+                 int root, bool in_place, std::uint64_t& seq) {
+  const int n = team.size();
+  const int me = team.rank();
+  const auto count = static_cast<Count>(b);
+  std::vector<Count> counts(static_cast<std::size_t>(n), count), displs;
+  for (int r = 0; r < n; ++r) displs.push_back(count * (n - 1 - r));
+  const auto at = [&](int r) { return recv + static_cast<std::uint64_t>(displs[r]); };
+  ++seq;
+  if (me == root && in_place) {
+    fill(at(me), b, seq, me);
+    team.gatherv(shmcoll::in_place, recv, counts, displs, kByte, root);
+  } else {
+    fill(send, b, seq, me);
+    team.gatherv(send, count, kByte, recv, counts, displs, kByte, root);
+  }
+  if (me == root)
+    for (int r = 0; r < n; ++r) ctx.check(matches(at(r), b, seq, r), "gatherv: wrong bytes");
+}
+
+// Whether this rank's part of the last gatherv went straight between the shared buffers
+// (`straight`) or through the slots: a sender writes its block itself or streams it; the root
+// reads no stream, or some (its table of places goes through its slots either way).
+void check_gatherv_path(RankContext& ctx, int root, bool straight) {
+  if (ctx.rank == root) {
+    ctx.check(straight ? chunks_read == 0 : chunks_read > 0, "gatherv: the root's path");
+  } else {
+    ctx.check(straight ? single_copies > 0 && chunks_published == 0
+                       : single_copies == 0 && chunks_published > 0,
+              "gatherv: the sender's path");
+  }
+}
+
 // Broadcast, scatter, scatterv (with `with_scatterv`) and gather with every buffer in `send` and
 // `recv` (in place at the root when `in_place`), checking the bytes.
 void run_shared_copies(Team& team, RankContext& ctx, std::byte* send, std::byte* recv,
@@ -170,8 +205,8 @@ struct SharedCopyShape {
 const SharedCopyShape kSharedCopyShapes[] = {{2, 64, 4096, 100'000}, {3, 1, 32768, 1'100'000}};
 
 TEST_CASE(
-    "without cross-memory attach, broadcast, scatter(v) and gather between shared buffers copy "
-    "straight between them") {
+    "without cross-memory attach, broadcast, scatter(v) and gather(v) between shared buffers "
+    "copy straight between them") {
   // A container's seccomp profile forbids cross-memory attach, so the team forms without the
   // single copy: blocks from the threshold on still move once, with memcpy between the
   // buffers, and never through the slots; smaller ones take the slots.
@@ -206,6 +241,9 @@ TEST_CASE(
                 // The root of an oversubscribed team leaves the copies to the others.
                 ctx.check(team.rank() == root || single_copies > 0,
                           "the blocks moved with the single copy's transfers");
+                reset_counts();
+                run_gatherv(team, ctx, send, recv, b, root, in_place, seq);
+                check_gatherv_path(ctx, root, true);
               }
             }
           }
@@ -214,6 +252,9 @@ TEST_CASE(
           run_shared_copies(team, ctx, send, recv, shape.least - 1, 0, false, true, seq);
           ctx.check(single_copies == 0, "a block below the threshold moves through the slots");
           ctx.check(chunks_published + chunks_read > 0, "... which this rank used");
+          reset_counts();
+          run_gatherv(team, ctx, send, recv, shape.least - 1, 0, false, seq);
+          check_gatherv_path(ctx, 0, false);
           fault_hook.store(nullptr, std::memory_order_relaxed);
         },
         &job);
@@ -325,6 +366,11 @@ TEST_CASE("a rank whose buffer is private, or in another allocation, keeps the s
                                : single_copies == 0 && chunks_read > 0,
                       "scatterv: each receiver's own path");
           }
+          // Gatherv, the same per sender.
+          reset_counts();
+          run_gatherv(team, ctx, base, base + area, b, root, false, seq);
+          const int last = ctx.size - 1;
+          if (ctx.rank != root) check_gatherv_path(ctx, root, ctx.rank != last && root != last);
         }
         fault_hook.store(nullptr, std::memory_order_relaxed);
       });

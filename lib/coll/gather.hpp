@@ -102,11 +102,40 @@ class GathervOp final : public CollectiveOp {
   bool advance_tree(sync::WaitTarget& blocked_on);
   void plan_before_arrival() override;
 
+ public:
+  // Whether a sender's block of `bytes` from `sendbuf` may copy straight into the root's
+  // buffer, both lying in one shared allocation (shared_copy.hpp): the root's table then says.
+  static bool may_copy_shared(TeamImpl& team, const void* sendbuf, std::uint64_t bytes, int root);
+
+ private:
+  // Root, flat: from each candidate's arrival, which senders read the table (their buffer lies
+  // in recvbuf's allocation), and which of them write straight into recvbuf; then plan_root.
+  bool choose_shared_copies(sync::WaitTarget& blocked_on);
+  // Root: the single-copy and straight senders' shares, and the table if anyone reads it.
+  void plan_root();
+  bool writes_into_recvbuf(int r) const;
+  bool reads_table(int r) const;
+  // Sender that may copy straight: from the root's arrival, whether it reads its table entry,
+  // and from that entry, whether it writes into recvbuf itself (direct_); true once known.
+  bool learn_shared_copy(sync::WaitTarget& blocked_on);
+
   const std::byte* sendbuf_ = nullptr;
   std::byte* recvbuf_ = nullptr;
   bool in_place_ = false;
   bool started_ = false;
   bool tree_ = false;  // along the topology tree (registry), decided at construction
+  // Straight copies between shared buffers. Sender: it may take one, whether it reads the
+  // root's table (after the root's arrival). Root: the candidates, the next to look at, and
+  // what each does (by rank); planned_ once plan_root has run.
+  bool shared_candidate_ = false;
+  bool root_seen_ = false;
+  bool reads_table_ = false;
+  bool path_known_ = false;
+  enum SharedUse : std::uint8_t { kNoTable, kTableOnly, kStraight };
+  PlanVector<int> shared_candidates_;
+  std::size_t next_candidate_ = 0;
+  PlanVector<SharedUse> shared_use_;
+  bool planned_ = false;
   // Only along the tree, as in GatherOp.
   std::optional<TreeGather> tree_gather_;
   PlanVector<std::pair<std::uint64_t, std::uint64_t>> blocks_;  // root: (offset, bytes) per rank

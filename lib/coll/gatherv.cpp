@@ -25,6 +25,7 @@ GathervOp::GathervOp(TeamImpl& team, const void* sendbuf, Count sendcount, Datat
     direct_ = team.single_copy_for(Kind::kGatherv, sig_.bytes);
     expose(sendbuf, sig_.bytes);
     lend(sendbuf, sig_.bytes);
+    shared_candidate_ = !tree_ && !direct_ && may_copy_shared(team, sendbuf, sig_.bytes, root);
     return;
   }
   expose(recvbuf, 0);  // blocks anywhere in it (displs)
@@ -51,27 +52,91 @@ GathervOp::GathervOp(TeamImpl& team, const void* sendbuf, Count sendcount, Datat
     validate::buffer(ctx, "sendbuf", sendbuf, mine);
     lend(sendbuf, mine);
   }
+  // Senders whose blocks may copy straight between shared buffers (shared_copy.hpp) are known
+  // once they have arrived (choose_shared_copies), and the plan with them.
+  const std::uint64_t mine = tree_ ? 0 : team.shared_buffers().id_of(recvbuf, 0);
+  for (int r = 0; mine != 0 && r < team.size(); ++r) {
+    const std::uint64_t bytes = blocks_[static_cast<std::size_t>(r)].second;
+    if (r != root && !team.single_copy_for(Kind::kGatherv, bytes) &&
+        team.shared_copy_for(Kind::kGatherv, bytes, root))
+      shared_candidates_.push_back(r);
+  }
+  if (shared_candidates_.empty()) plan_root();
+}
+
+bool GathervOp::may_copy_shared(TeamImpl& team, const void* sendbuf, std::uint64_t bytes,
+                                int root) {
+  return team.shared_copy_for(Kind::kGatherv, bytes, root) &&
+         team.shared_buffers().id_of(sendbuf, bytes) != 0;
+}
+
+bool GathervOp::choose_shared_copies(sync::WaitTarget& blocked_on) {
+  const std::uint64_t mine = team_.self().status().shared_id.load(std::memory_order_relaxed);
+  if (shared_use_.empty()) shared_use_.assign(static_cast<std::size_t>(team_.size()), kNoTable);
+  for (; next_candidate_ < shared_candidates_.size(); ++next_candidate_) {
+    const int r = shared_candidates_[next_candidate_];
+    segment::StatusLine& status = team_.area(r).status();
+    PeerArrival arrival;
+    switch (read_peer_arrival(status, op_, arrival)) {
+      case PeerState::kNotArrived:
+        blocked_on = {&status.tag, sync::make_tag(op_, sync::kStepArrived), r};
+        return false;
+      case PeerState::kPassed:  // it streamed its block and left: it reads no table
+        break;
+      case PeerState::kRead:
+        if (arrival.shared_id == mine) {
+          // It saw this rank's allocation is its own, and waits for its table entry: straight
+          // into recvbuf where its block lies in the allocation, else through its stream.
+          const auto& blk = blocks_[static_cast<std::size_t>(r)];
+          const bool inside =
+              team_.shared_buffers().id_of(recvbuf_ + blk.first, blk.second) == mine;
+          shared_use_[static_cast<std::size_t>(r)] = inside ? kStraight : kTableOnly;
+        }
+        break;
+    }
+  }
+  plan_root();
+  return true;
+}
+
+bool GathervOp::writes_into_recvbuf(int r) const {
+  const std::uint64_t bytes = blocks_[static_cast<std::size_t>(r)].second;
+  return team_.single_copy_for(Kind::kGatherv, bytes) ||
+         (!shared_use_.empty() && shared_use_[static_cast<std::size_t>(r)] == kStraight);
+}
+
+bool GathervOp::reads_table(int r) const {
+  return writes_into_recvbuf(r) ||
+         (!shared_use_.empty() && shared_use_[static_cast<std::size_t>(r)] == kTableOnly);
+}
+
+void GathervOp::plan_root() {
+  const int root = sig_.root;
+  const auto n = static_cast<std::size_t>(team_.size());
   // The root's own memcpys (its block unless in place, the streamed blocks) lower its shares.
-  std::uint64_t root_extra = in_place ? 0 : blocks[static_cast<std::size_t>(root)].bytes;
+  std::uint64_t root_extra = in_place_ ? 0 : blocks_[static_cast<std::size_t>(root)].second;
   PlanVector<RootShares::Block> direct;
-  for (int r = 0; r < team.size(); ++r) {
+  bool any_reader = false;
+  for (int r = 0; r < team_.size(); ++r) {
     if (r == root) continue;
-    const validate::Block& blk = blocks[static_cast<std::size_t>(r)];
-    if (team.single_copy_for(Kind::kGatherv, blk.bytes))
-      direct.push_back({r, recvbuf_ + blk.offset, blk.bytes, 0});
+    const auto& blk = blocks_[static_cast<std::size_t>(r)];
+    if (writes_into_recvbuf(r))
+      direct.push_back({r, recvbuf_ + blk.first, blk.second, 0});
     else
-      root_extra += blk.bytes;
+      root_extra += blk.second;
+    any_reader = any_reader || reads_table(r);
   }
   if (!direct.empty()) {
-    shares_.plan(std::move(direct), root_extra, team.root_copy_weight(recvbuf),
-                 !tree_ && !team.oversubscribed());
-    table_.resize(blocks.size());
-    for (std::size_t r = 0; r < blocks.size(); ++r) table_[r] = {blocks[r].offset, blocks[r].bytes};
-    for (const RootShares::Block& b : shares_.blocks()) {
-      GathervTableEntry& entry = table_[static_cast<std::size_t>(b.peer)];
-      entry.offset |= GathervTableEntry::kDirect;
-      entry.root_share = b.share;
-    }
+    shares_.plan(std::move(direct), root_extra, team_.root_copy_weight(recvbuf_),
+                 !tree_ && !team_.oversubscribed());
+  }
+  if (!any_reader) return;
+  table_.resize(n);
+  for (std::size_t r = 0; r < n; ++r) table_[r] = {blocks_[r].first, blocks_[r].second};
+  for (const RootShares::Block& b : shares_.blocks()) {
+    GathervTableEntry& entry = table_[static_cast<std::size_t>(b.peer)];
+    entry.offset |= GathervTableEntry::kDirect;
+    entry.root_share = b.share;
   }
 }
 
@@ -88,6 +153,10 @@ std::string GathervOp::expected_bytes_text(int peer) const {
 
 bool GathervOp::advance_root(sync::WaitTarget& blocked_on) {
   const int me = team_.rank();
+  if (!started_ && !shared_candidates_.empty() && !planned_) {
+    if (!choose_shared_copies(blocked_on)) return false;
+    planned_ = true;
+  }
   if (!started_) {
     const auto& own = blocks_[static_cast<std::size_t>(me)];
     // The table first, so that single-copy senders start while the root copies its own block.
@@ -123,9 +192,10 @@ bool GathervOp::pump_table(sync::WaitTarget& blocked_on) {
   };
   auto readers = [&](std::uint64_t c, std::vector<int>& out) {
     const StreamShape& shape = writer_.shape();
-    for (const RootShares::Block& b : shares_.blocks()) {
-      if (shape.chunk_of(static_cast<std::uint64_t>(b.peer) * sizeof(GathervTableEntry)) == c)
-        out.push_back(b.peer);
+    for (int r = 0; r < team_.size(); ++r) {
+      if (r != sig_.root && reads_table(r) &&
+          shape.chunk_of(static_cast<std::uint64_t>(r) * sizeof(GathervTableEntry)) == c)
+        out.push_back(r);
     }
   };
   return writer_.pump(team_, fill, readers, blocked_on);
@@ -151,7 +221,9 @@ bool GathervOp::read_direct_entry(sync::WaitTarget& blocked_on) {
                                       std::to_string(entry_.root_share) + " bytes of " +
                                       std::to_string(entry_.bytes));
   }
-  if (entry_.bytes != sig_.bytes || (entry_.offset & GathervTableEntry::kDirect) == 0) {
+  // A rank that may copy straight between shared buffers learns here whether it does.
+  const bool direct = (entry_.offset & GathervTableEntry::kDirect) != 0;
+  if (entry_.bytes != sig_.bytes || (!direct && !shared_candidate_)) {
     team_.fail(Status::kInvalidArgument, "type signature mismatch in " + where() +
                                              ": the root expects " + std::to_string(entry_.bytes) +
                                              " bytes (its recvcounts[" + std::to_string(me) +
@@ -242,12 +314,49 @@ bool GathervOp::advance_tree(sync::WaitTarget& blocked_on) {
 bool GathervOp::advance_data(sync::WaitTarget& blocked_on) {
   if (tree_) return advance_tree(blocked_on);
   if (team_.rank() == sig_.root) return advance_root(blocked_on);
+  if (shared_candidate_ && !path_known_) {
+    if (!learn_shared_copy(blocked_on)) return false;
+    path_known_ = true;
+  }
   if (direct_) return read_direct_entry(blocked_on) && write_direct_block(blocked_on);
   if (!started_) {
     writer_.start(op_, Kind::kGatherv, sig_.root, sig_.bytes, team_.slot_bytes());
     started_ = true;
   }
   return pump_buffer(team_, writer_, sendbuf_, sig_.root, blocked_on);
+}
+
+bool GathervOp::learn_shared_copy(sync::WaitTarget& blocked_on) {
+  if (!root_seen_) {
+    // The root reads the table entry of a rank whose buffer lies in the allocation of its own
+    // (recvbuf's start): the same comparison, made on both sides.
+    PeerArrival root;
+    segment::StatusLine& status = team_.area(sig_.root).status();
+    switch (read_peer_arrival(status, op_, root)) {
+      case PeerState::kNotArrived:
+        blocked_on = {&status.tag, sync::make_tag(op_, sync::kStepArrived), sig_.root};
+        return false;
+      case PeerState::kPassed:  // it cannot leave before this rank's block is in
+        reads_table_ = false;
+        break;
+      case PeerState::kRead:
+        // relaxed: this rank's own store, made with its arrival.
+        reads_table_ =
+            root.shared_id == team_.self().status().shared_id.load(std::memory_order_relaxed);
+        break;
+    }
+    root_seen_ = true;
+  }
+  if (!reads_table_) return true;
+  if (!read_direct_entry(blocked_on)) return false;
+  direct_ = (entry_.offset & GathervTableEntry::kDirect) != 0;
+  if (!direct_) {
+    // Through the stream after all; the entry's chunk is acknowledged on leaving.
+    const std::uint64_t entry_at = static_cast<std::uint64_t>(team_.rank()) * sizeof(entry_);
+    defer_final_ack(
+        sync::step_consumed(StreamShape{entry_at + 1, team_.slot_bytes()}.chunk_of(entry_at)));
+  }
+  return true;
 }
 
 }  // namespace shmcoll

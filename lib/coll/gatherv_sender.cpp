@@ -1,11 +1,13 @@
 #include "coll/gatherv_sender.hpp"
 
+#include "coll/gather.hpp"
 #include "core/pieces.hpp"
 #include "core/validation.hpp"
 
 namespace shmcoll {
 
-bool GathervSenderOp::fits(TeamImpl& team, Count sendcount, Datatype sendtype, int root) {
+bool GathervSenderOp::fits(TeamImpl& team, const void* sendbuf, Count sendcount, Datatype sendtype,
+                           int root) {
   if (team.size() < 2 || root < 0 || root >= team.size() || team.rank() == root) return false;
   std::uint64_t bytes = 0;
   if (sendcount < 0 || sendtype.size == 0 ||
@@ -13,7 +15,8 @@ bool GathervSenderOp::fits(TeamImpl& team, Count sendcount, Datatype sendtype, i
       bytes > validate::kMaxBytes)
     return false;
   return !team.v_form_uses_tree(Kind::kGatherv, root) &&
-         !team.single_copy_for(Kind::kGatherv, bytes);
+         !team.single_copy_for(Kind::kGatherv, bytes) &&
+         !GathervOp::may_copy_shared(team, sendbuf, bytes, root);
 }
 
 GathervSenderOp::GathervSenderOp(TeamImpl& team, const void* sendbuf, Count sendcount,

@@ -14,9 +14,11 @@ namespace shmcoll {
 class GathervSenderOp final : public CollectiveOp {
  public:
   // Whether this rank's call can take this path: a sender (not the root) along the flat layout
-  // whose block moves through its stream. Arguments that fail validation do not: GathervOp
-  // reports them.
-  static bool fits(TeamImpl& team, Count sendcount, Datatype sendtype, int root);
+  // whose block moves through its stream, neither with the single copy nor possibly straight
+  // between shared buffers (GathervOp learns which from the root). Arguments that fail
+  // validation do not: GathervOp reports them.
+  static bool fits(TeamImpl& team, const void* sendbuf, Count sendcount, Datatype sendtype,
+                   int root);
 
   GathervSenderOp(TeamImpl& team, const void* sendbuf, Count sendcount, Datatype sendtype,
                   int root);

@@ -16,9 +16,10 @@
 // buffer lies in none chooses the slots at once. So the root waits for the others only when
 // its buffer is shared, and they for the root only when theirs is.
 //
-// Scatterv does without this choice: each receiver follows its record from the root, which
-// says where its block is, so the root decides per receiver once that receiver has arrived
-// (ScattervOp::choose_shared_copies).
+// Scatterv and gatherv do without this choice: the root decides per rank once that rank has
+// arrived, and tells it where its block goes as it does for the single copy: in a scatterv
+// receiver's record, in the gatherv table entry of a sender whose buffer lies in the root's
+// allocation (ScattervOp and GathervOp::choose_shared_copies).
 //
 // Reading the choice: 2 x op + 1 is the straight copy, 2 x op the slots. A larger value means
 // the root has left the operation, which it does before this rank has copied only on the slots

@@ -156,7 +156,7 @@ const std::vector<Row>& rows() {
        }},
       {"SHMCOLL_SHARED_COPY_MIN_BYTES",
        "block size per rank from which broadcast, scatter and gather whose root and other ranks "
-       "(scatterv: the root and that block's receiver) pass buffers inside one shared allocation "
+       "(the v-forms: the root and that block's rank) pass buffers inside one shared allocation "
        "(allocate_shared, adopt_shared, an MPI "
        "shared window) copy straight between them, where the single copy does not take the "
        "blocks (below its threshold, or without cross-memory attach)",

@@ -136,7 +136,7 @@ void Team::gather(InPlace, void* recvbuf, Count recvcount, Datatype recvtype, in
 void Team::gatherv(const void* sendbuf, Count sendcount, Datatype sendtype, void* recvbuf,
                    std::span<const Count> recvcounts, std::span<const Count> displs,
                    Datatype recvtype, int root) {
-  if (GathervSenderOp::fits(*impl_, sendcount, sendtype, root)) {
+  if (GathervSenderOp::fits(*impl_, sendbuf, sendcount, sendtype, root)) {
     run_op<GathervSenderOp>(*impl_, *engine_, sendbuf, sendcount, sendtype, root);
     return;
   }

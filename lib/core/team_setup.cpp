@@ -266,8 +266,8 @@ std::string TeamImpl::data_paths() const {
   const std::string shared_copy =
       "; broadcast, scatter and gather blocks from " +
       std::to_string(options_.shared_copy_min_bytes) +
-      " bytes whose buffers all lie in one shared allocation copy straight between them (scatterv "
-      "blocks: the root's and the receiver's)";
+      " bytes whose buffers all lie in one shared allocation copy straight between them (the "
+      "v-forms' blocks: the root's and that rank's)";
   if (!single_copy_) {
     // Measured on 2 cores, np=2, slots only: 1 MiB of ring took 0.25-0.78x the time of 4 x 64
     // KiB from 256 KiB to 4 MiB (bench/results/slot-depth-2026-11-23-2core-vm/,
