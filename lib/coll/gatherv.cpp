@@ -53,13 +53,17 @@ GathervOp::GathervOp(TeamImpl& team, const void* sendbuf, Count sendcount, Datat
     lend(sendbuf, mine);
   }
   // Senders whose blocks may copy straight between shared buffers (shared_copy.hpp) are known
-  // once they have arrived (choose_shared_copies), and the plan with them.
-  const std::uint64_t mine = tree_ ? 0 : team.shared_buffers().id_of(recvbuf, 0);
-  for (int r = 0; mine != 0 && r < team.size(); ++r) {
+  // once they have arrived (choose_shared_copies), and the plan with them. The lookup only
+  // where a block could.
+  bool looked = false;
+  for (int r = 0; !tree_ && r < team.size(); ++r) {
     const std::uint64_t bytes = blocks_[static_cast<std::size_t>(r)].second;
-    if (r != root && !team.single_copy_for(Kind::kGatherv, bytes) &&
-        team.shared_copy_for(Kind::kGatherv, bytes, root))
-      shared_candidates_.push_back(r);
+    if (r == root || team.single_copy_for(Kind::kGatherv, bytes) ||
+        !team.shared_copy_for(Kind::kGatherv, bytes, root))
+      continue;
+    if (!looked && team.shared_buffers().id_of(recvbuf, 0) == 0) break;  // recvbuf is private
+    looked = true;
+    shared_candidates_.push_back(r);
   }
   if (shared_candidates_.empty()) plan_root();
 }

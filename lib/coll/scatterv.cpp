@@ -50,12 +50,13 @@ ScattervOp::ScattervOp(TeamImpl& team, const void* sendbuf, std::span<const Coun
   }
   expose(sendbuf, 0);
   // Blocks that may copy straight between shared buffers wait for their receivers' arrival
-  // (choose_shared_copies), and the plan with them.
-  const std::uint64_t mine = team.shared_buffers().id_of(sendbuf, 0);
-  for (int r = 0; mine != 0 && r < team.size(); ++r) {
+  // (choose_shared_copies), and the plan with them. The lookups only where a block could.
+  std::uint64_t mine = 0;
+  for (int r = 0; r < team.size(); ++r) {
     const validate::Block& blk = blocks_[static_cast<std::size_t>(r)];
-    if (r != root && path_of(blk.bytes) == BlockPath::kStream && may_copy_shared(blk.bytes) &&
-        team.shared_buffers().id_of(sendbuf_ + blk.offset, blk.bytes) == mine)
+    if (r == root || !may_copy_shared(blk.bytes)) continue;
+    if (mine == 0 && (mine = team.shared_buffers().id_of(sendbuf, 0)) == 0) break;
+    if (team.shared_buffers().id_of(sendbuf_ + blk.offset, blk.bytes) == mine)
       shared_candidates_.push_back(r);
   }
   if (shared_candidates_.empty()) plan_flat_root();
