@@ -58,6 +58,29 @@ long parse_bytes(const char* v) {
   return static_cast<long>(shmcoll::parse_byte_size(v).value_or(0));
 }
 
+const std::vector<std::string> kCollectives = {"bcast", "scatter", "scatterv", "gather",
+                                               "gatherv"};
+
+// --coll's comma-separated list; an unknown name is an error on every rank (rank 0 says so):
+// timing a name that matches no branch would time nothing.
+std::vector<std::string> parse_collectives(const char* list, int rank) {
+  std::vector<std::string> out;
+  for (const char* p = list;; ++p) {
+    const char* end = std::strchr(p, ',');
+    const std::string name(p, end != nullptr ? end : p + std::strlen(p));
+    if (std::find(kCollectives.begin(), kCollectives.end(), name) == kCollectives.end()) {
+      if (rank == 0)
+        std::fprintf(stderr, "mpi-bench: --coll: unknown collective '%s' (one or more of "
+                             "bcast,scatter,scatterv,gather,gatherv)\n", name.c_str());
+      MPI_Finalize();
+      std::exit(2);
+    }
+    out.push_back(name);
+    if (end == nullptr) return out;
+    p = end;
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -65,7 +88,7 @@ int main(int argc, char** argv) {
   int rank = 0, size = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  std::vector<std::string> colls = {"bcast", "scatter", "scatterv", "gather", "gatherv"};
+  std::vector<std::string> colls = kCollectives;
   long min_bytes = 1, max_bytes = 16 << 20;
   std::string label = "run";
   int cap = 0;  // --max-iterations: oversubscribed MPIs that busy-poll need minutes per size
@@ -76,7 +99,7 @@ int main(int argc, char** argv) {
       continue;
     }
     if (i + 1 == argc) break;
-    if (!std::strcmp(argv[i], "--coll")) colls = {argv[i + 1]};
+    if (!std::strcmp(argv[i], "--coll")) colls = parse_collectives(argv[i + 1], rank);
     if (!std::strcmp(argv[i], "--min-bytes")) min_bytes = parse_bytes(argv[i + 1]);
     if (!std::strcmp(argv[i], "--max-bytes")) max_bytes = parse_bytes(argv[i + 1]);
     if (!std::strcmp(argv[i], "--label")) label = argv[i + 1];

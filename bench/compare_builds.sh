@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Two builds of the MPI plugin back to back on the same mpi-bench binary, with the MPI's own
+# collectives in the same rounds: each round runs, per np, the MPI alone, then build A's plugin,
+# then build B's. Rounds alternate so that a machine that drifts (a VM whose CPUs move) moves
+# both builds alike. Files: <A|B|native>-np<N>-<round>.csv; machine.txt has the machine, the two
+# commits and the core round trip before each round. bench/summarize_builds.py summarizes.
+# usage: [NPS="2"] [MPI=openmpi|mpich] [COLLS=scatter,gather] [MIN_BYTES=32K] [MAX_BYTES=16M]
+#        [BENCH_ARGS=...] bench/compare_builds.sh BUILD_A BUILD_B OUT_DIR [ROUNDS]
+set -euo pipefail
+a=$1 b=$2 out=$3 rounds=${4:-5}
+mpi=${MPI:-openmpi}
+mkdir -p "$out"
+{
+  echo "# $(date -u +%FT%TZ), $(uname -srm), $(nproc) CPUs"
+  lscpu | grep -E '^(Model name|Socket|Core|Thread|NUMA node\(s\)|L[123])' || true
+  echo "A: $a ($(git -C "$a/.." rev-parse --short HEAD 2>/dev/null || echo unknown))"
+  echo "B: $b ($(git -C "$b/.." rev-parse --short HEAD 2>/dev/null || echo unknown))"
+  echo "mpi-bench arguments: --coll ${COLLS:-scatter,gather} ${BENCH_ARGS:-}"
+} > "$out/machine.txt"
+bin="$b/bench/mpi-bench-$mpi"
+args=(--coll "${COLLS:-scatter,gather}" --min-bytes "${MIN_BYTES:-32K}"
+      --max-bytes "${MAX_BYTES:-16M}" ${BENCH_ARGS:-})
+for round in $(seq 1 "$rounds"); do
+  for np in ${NPS:-2}; do
+    if [ "$mpi" = openmpi ]; then
+      launch=(mpirun.openmpi --allow-run-as-root --oversubscribe --bind-to core:overload-allowed -np "$np")
+      preload() { echo -x "LD_PRELOAD=$(realpath "$1/lib/libshmcoll_mpi_openmpi.so")"; }
+    else
+      launch=(mpiexec.mpich -bind-to core -n "$np")
+      preload() { echo -env LD_PRELOAD "$(realpath "$1/lib/libshmcoll_mpi_mpich.so")"; }
+    fi
+    echo "round $round np $np: $("$b/bench/core-round-trip" 2>&1)" >> "$out/machine.txt"
+    "${launch[@]}" "$bin" --label native "${args[@]}" > "$out/native-np$np-$round.csv"
+    # shellcheck disable=SC2046 # preload prints the launcher's words for the variable
+    "${launch[@]}" $(preload "$a") "$bin" --label A "${args[@]}" > "$out/A-np$np-$round.csv"
+    # shellcheck disable=SC2046
+    "${launch[@]}" $(preload "$b") "$bin" --label B "${args[@]}" > "$out/B-np$np-$round.csv"
+  done
+done
+echo "results in $out"
