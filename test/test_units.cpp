@@ -443,6 +443,7 @@ TEST_CASE("algorithm registry: the v-forms' single-copy threshold agrees with th
 
 }  // namespace shmcoll
 
+#include "coll/copy_balance.hpp"
 #include "coll/single_copy.hpp"
 #include "copy/cross_process.hpp"
 
@@ -488,6 +489,37 @@ TEST_CASE("single copy: v-form shares level the largest blocks down to the root'
   // A root whose own work already exceeds every block takes no share.
   SingleCopyExchange::balanced_root_shares(uneven, 4 * kMiB, 1.0, shares);
   CHECK(shares[0] + shares[1] + shares[2] == 0);
+}
+
+TEST_CASE("single copy: a root's copy weight follows who finished first, per kind and size") {
+  constexpr std::uint64_t kMiB = 1 << 20;
+  CopyBalance balance;
+  balance.reset(0.6);
+  const std::uint64_t start = balance.weight(Kind::kScatter, kMiB);
+  CHECK(start == 614);  // 0.6 of CopyBalance::kUnit, rounded down
+  // Peers done before the root: its own memcpy weighs more, so its share shrinks.
+  balance.observe(Kind::kScatter, kMiB, true);
+  CHECK(balance.weight(Kind::kScatter, kMiB) == start + CopyBalance::kStep);
+  const double before = CopyBalance::fraction(start);
+  const double after = CopyBalance::fraction(balance.weight(Kind::kScatter, kMiB));
+  CHECK(SingleCopyExchange::balanced_root_share(kMiB, 2, kMiB, after) <
+        SingleCopyExchange::balanced_root_share(kMiB, 2, kMiB, before));
+  // Sizes in the same power of two share a weight; other sizes and other kinds keep theirs.
+  CHECK(balance.weight(Kind::kScatter, kMiB + kMiB / 2) == start + CopyBalance::kStep);
+  CHECK(balance.weight(Kind::kScatter, 2 * kMiB) == start);
+  CHECK(balance.weight(Kind::kGather, kMiB) == start);
+  // A root that waited takes more; the weight stays within its bounds either way.
+  for (int i = 0; i < 100; ++i) balance.observe(Kind::kGatherv, kMiB, false);
+  CHECK(balance.weight(Kind::kGatherv, kMiB) == CopyBalance::kMin);
+  for (int i = 0; i < 100; ++i) balance.observe(Kind::kGatherv, kMiB, true);
+  CHECK(balance.weight(Kind::kGatherv, kMiB) == CopyBalance::kMax);
+  CHECK(SingleCopyExchange::balanced_root_share(
+            kMiB, 2, kMiB, CopyBalance::fraction(balance.weight(Kind::kGatherv, kMiB))) == 0);
+  // A published weight read back is held to the bounds, whatever the line held: no share
+  // computed from it exceeds its block.
+  CHECK(CopyBalance::fraction(0) == 0.25);
+  CHECK(CopyBalance::fraction(UINT64_MAX) == 1.0);
+  CHECK(SingleCopyExchange::balanced_root_share(kMiB, 2, 0, CopyBalance::fraction(0)) <= kMiB);
 }
 
 TEST_CASE("single copy: the cross-memory cost is measured, or 0 where CMA is refused") {

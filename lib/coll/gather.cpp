@@ -24,6 +24,7 @@ GatherOp::GatherOp(TeamImpl& team, const void* sendbuf, Count sendcount, Datatyp
   validate::stream_length(ctx, sig_.bytes);
   expose(ctx.is_root() ? recvbuf : sendbuf,
          ctx.is_root() ? all_blocks_bytes(sig_.bytes, team.size()) : sig_.bytes);
+  if (ctx.is_root()) offer_copy_weight(team.copy_balance().weight(Kind::kGather, sig_.bytes));
   if (!in_place) lend(sendbuf, sig_.bytes);
 }
 
@@ -55,7 +56,7 @@ bool GatherOp::advance_data(sync::WaitTarget& blocked_on) {
       // share (in place too: see start_blocks). Along the tree only the root's children share
       // with it (single_copy.hpp).
       if (root && !in_place_) copy::copy_bytes(recvbuf_ + me * b, sendbuf_, b);
-      exchange_.start_blocks(SingleCopyExchange::Flow::kToRoot, b, n, team_.local_copy_weight(),
+      exchange_.start_blocks(SingleCopyExchange::Flow::kToRoot, b, n,
                              root ? recvbuf_ : const_cast<std::byte*>(sendbuf_),
                              along_tree ? &team_.tree(sig_.root) : nullptr,
                              !team_.oversubscribed());

@@ -131,7 +131,7 @@ void GathervOp::plan_root() {
     any_reader = any_reader || reads_table(r);
   }
   if (!direct.empty()) {
-    shares_.plan(std::move(direct), root_extra, team_.root_copy_weight(recvbuf_),
+    shares_.plan(std::move(direct), root_extra, team_, Kind::kGatherv, recvbuf_,
                  !tree_ && !team_.oversubscribed());
   }
   if (!any_reader) return;

@@ -1,19 +1,29 @@
 #include "coll/root_shares.hpp"
 
+#include <algorithm>
 #include <string>
 
 namespace shmcoll {
 
-void RootShares::plan(PlanVector<Block>&& blocks, std::uint64_t root_extra,
-                      double local_copy_weight, bool cooperative) {
+void RootShares::plan(PlanVector<Block>&& blocks, std::uint64_t root_extra, TeamImpl& team,
+                      Kind kind, const void* root_buffer, bool cooperative) {
   blocks_ = std::move(blocks);
   next_ = 0;
   next_copied_ = 0;
   sharing_ = false;
+  learning_ = false;
   if (!cooperative || blocks_.empty()) return;
   PlanVector<std::uint64_t> sizes, shares(blocks_.size());
-  for (const Block& b : blocks_) sizes.push_back(b.bytes);
-  SingleCopyExchange::balanced_root_shares(as_span(sizes), root_extra, local_copy_weight,
+  std::uint64_t largest = 0;
+  for (const Block& b : blocks_) {
+    sizes.push_back(b.bytes);
+    largest = std::max(largest, b.bytes);
+  }
+  const TeamImpl::RootWeight w = team.root_copy_weight(kind, root_buffer, largest);
+  learning_ = w.learns;
+  kind_ = kind;
+  learned_bytes_ = largest;
+  SingleCopyExchange::balanced_root_shares(as_span(sizes), root_extra, w.weight,
                                            {shares.data(), shares.size()});
   for (std::size_t i = 0; i < blocks_.size(); ++i) {
     blocks_[i].share = shares[i];
@@ -55,6 +65,15 @@ bool RootShares::move(CollectiveOp& op, TeamImpl& team, bool into_peers,
 }
 
 bool RootShares::all_copied(TeamImpl& team, std::uint64_t op, sync::WaitTarget& blocked_on) {
+  const bool copied = peers_copied(team, op, blocked_on);
+  if (learning_) {
+    team.copy_balance().observe(kind_, learned_bytes_, copied);
+    learning_ = false;
+  }
+  return copied;
+}
+
+bool RootShares::peers_copied(TeamImpl& team, std::uint64_t op, sync::WaitTarget& blocked_on) {
   for (; next_copied_ < blocks_.size(); ++next_copied_) {
     const int r = blocks_[next_copied_].peer;
     // acquire (reached): the peer's copy into or out of the root's buffer happens before.

@@ -35,11 +35,12 @@ class RootShares {
     std::uint64_t share = 0;
   };
 
-  // Root: `blocks` (peer, local, bytes) of the single-copy peers, in rank order (lookups by
-  // rank search them); sets their shares. `root_extra`: bytes the root memcpys itself in this call
-  // (its own block, the streamed blocks), which lower its shares.
-  void plan(PlanVector<Block>&& blocks, std::uint64_t root_extra, double local_copy_weight,
-            bool cooperative);
+  // Root of a `kind` call: `blocks` (peer, local, bytes) of the single-copy peers, in rank order
+  // (lookups by rank search them); sets their shares. `root_extra`: bytes the root memcpys
+  // itself in this call (its own block, the streamed blocks), which lower its shares, weighed
+  // by the root's CopyBalance for its largest block (1 where `root_buffer` is shared memory).
+  void plan(PlanVector<Block>&& blocks, std::uint64_t root_extra, TeamImpl& team, Kind kind,
+            const void* root_buffer, bool cooperative);
   // Root: the single-copy peers' blocks with their shares.
   const PlanVector<Block>& blocks() const { return blocks_; }
   bool empty() const { return blocks_.empty(); }
@@ -49,7 +50,8 @@ class RootShares {
   bool move(CollectiveOp& op, TeamImpl& team, bool into_peers, sync::WaitTarget& blocked_on);
 
   // Root: true once every single-copy peer has published ProgressLine::copied_op for `op` (its
-  // own copy is over); otherwise `blocked_on` names the first that has not.
+  // own copy is over); otherwise `blocked_on` names the first that has not. Called once the
+  // root's own part is over: its first answer tells the root's CopyBalance who finished first.
   bool all_copied(TeamImpl& team, std::uint64_t op, sync::WaitTarget& blocked_on);
 
   // A peer whose record gave it a share, after its own copy: true once the root has moved it.
@@ -57,8 +59,14 @@ class RootShares {
                         sync::WaitTarget& blocked_on);
 
  private:
+  bool peers_copied(TeamImpl& team, std::uint64_t op, sync::WaitTarget& blocked_on);
+
   PlanVector<Block> blocks_;
   bool sharing_ = false;         // some share is not 0
+  // Until the first all_copied: the weight decided the shares, for blocks up to learned_bytes_.
+  bool learning_ = false;
+  Kind kind_ = Kind::kScatterv;
+  std::uint64_t learned_bytes_ = 0;
   std::size_t next_ = 0;         // move(): the next block whose share to move
   std::size_t next_copied_ = 0;  // all_copied(): the next peer to wait for
   SteppedTransfer piece_;

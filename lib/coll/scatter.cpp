@@ -25,6 +25,7 @@ ScatterOp::ScatterOp(TeamImpl& team, const void* sendbuf, Count sendcount, Datat
   }
   expose(ctx.is_root() ? sendbuf : recvbuf,
          ctx.is_root() ? all_blocks_bytes(sig_.bytes, team.size()) : sig_.bytes);
+  if (ctx.is_root()) offer_copy_weight(team.copy_balance().weight(Kind::kScatter, sig_.bytes));
 }
 
 bool ScatterOp::advance_data(sync::WaitTarget& blocked_on) {
@@ -64,7 +65,7 @@ bool ScatterOp::advance_data(sync::WaitTarget& blocked_on) {
       // share (in place too: see start_blocks). Along the tree only the root's children share
       // with it (single_copy.hpp).
       if (root && !in_place_) copy::copy_bytes(recvbuf_, sendbuf_ + me * b, b);
-      exchange_.start_blocks(SingleCopyExchange::Flow::kFromRoot, b, n, team_.local_copy_weight(),
+      exchange_.start_blocks(SingleCopyExchange::Flow::kFromRoot, b, n,
                              root ? const_cast<std::byte*>(sendbuf_) : recvbuf_,
                              along_tree ? &team_.tree(sig_.root) : nullptr,
                              !team_.oversubscribed());

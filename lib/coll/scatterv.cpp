@@ -116,8 +116,8 @@ void ScattervOp::plan_flat_root() {
   }
   // The root's own memcpys (its block, the streamed blocks) lower its shares.
   if (!direct.empty()) {
-    shares_.plan(std::move(direct), copy_own_.second + plan_.bytes(),
-                 team_.root_copy_weight(sendbuf_), !team_.oversubscribed());
+    shares_.plan(std::move(direct), copy_own_.second + plan_.bytes(), team_, Kind::kScatterv,
+                 sendbuf_, !team_.oversubscribed());
   }
 }
 

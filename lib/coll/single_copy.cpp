@@ -7,6 +7,7 @@
 #include <cstring>
 #include <functional>
 
+#include "coll/copy_balance.hpp"
 #include "copy/copy.hpp"
 #include "copy/cross_process.hpp"
 #include "core/fault_points.hpp"
@@ -162,27 +163,26 @@ bool SteppedTransfer::step(const CollectiveOp& op, TeamImpl& team, int peer, std
 }
 
 void SingleCopyExchange::start_blocks(Flow flow, std::uint64_t block_bytes, int ranks,
-                                      double local_copy_weight, std::byte* local,
-                                      const topology::Tree* tree, bool cooperative) {
+                                      std::byte* local, const topology::Tree* tree,
+                                      bool cooperative) {
+  Plan plan{flow, block_bytes, block_bytes, 0, local, tree};
+  plan.weighted = cooperative;
   // Along a tree the root splits blocks with its children only.
-  const int sharers =
+  plan.sharers =
       tree != nullptr
           ? static_cast<int>(tree->children[static_cast<std::size_t>(tree->root)].size()) + 1
           : ranks;
-  const std::uint64_t share =
-      cooperative ? balanced_root_share(block_bytes, sharers, block_bytes, local_copy_weight) : 0;
-  Plan plan{flow, block_bytes, block_bytes, share, local, tree};
-  if (cooperative && tree == nullptr) {
-    plan.share_follows_root_buffer = true;
-    plan.root_share_private = share;
-    plan.root_share_shared = balanced_root_share(block_bytes, sharers, block_bytes, 1.0);
-  }
   start(plan);
 }
 
-void SingleCopyExchange::settle_root_share(std::uint64_t root_shared_id) {
-  if (!plan_.share_follows_root_buffer) return;
-  plan_.root_share = root_shared_id != 0 ? plan_.root_share_shared : plan_.root_share_private;
+void SingleCopyExchange::settle_root_share(std::uint64_t root_shared_id,
+                                           std::uint64_t root_weight) {
+  if (!plan_.weighted) return;
+  const bool peers_memcpy = plan_.tree == nullptr && root_shared_id != 0;
+  plan_.root_share =
+      balanced_root_share(plan_.block_bytes, plan_.sharers, plan_.block_bytes,
+                          peers_memcpy ? 1.0 : CopyBalance::fraction(root_weight));
+  plan_.learns = !peers_memcpy;
 }
 
 void SingleCopyExchange::start_broadcast(std::uint64_t bytes, int ranks, std::byte* buffer,
@@ -248,7 +248,8 @@ bool SingleCopyExchange::move_root_share(CollectiveOp& op, TeamImpl& team,
   const bool from_root = plan_.flow == Flow::kFromRoot;
   const int root = op.signature().root;
   // relaxed: this rank's own store, published with its arrival before this operation's data.
-  settle_root_share(team.self().status().shared_id.load(std::memory_order_relaxed));
+  settle_root_share(team.self().status().shared_id.load(std::memory_order_relaxed),
+                    op.offered_copy_weight());
   for (int peer; (peer = waited_peer(team, root, next_peer_)) >= 0; ++next_peer_) {
     PeerArrival arrival;
     if (!arrival_of(op, team, peer, arrival, blocked_on)) return false;
@@ -278,7 +279,7 @@ bool SingleCopyExchange::move_peer_share(CollectiveOp& op, TeamImpl& team,
   }
   PeerArrival arrival;
   if (!arrival_of(op, team, root, arrival, blocked_on)) return false;
-  settle_root_share(arrival.shared_id);
+  settle_root_share(arrival.shared_id, arrival.copy_weight);
   // Below the root's children, a rank moves its whole block.
   const std::uint64_t share = shares_with_root(team, root) ? plan_.root_share : 0;
   const std::uint64_t remote =
@@ -374,11 +375,18 @@ bool SingleCopyExchange::advance(CollectiveOp& op, TeamImpl& team, sync::WaitTar
     if (is_root && plan_.root_share > 0) team.publish_step(op.op(), sync::step_consumed(0));
     stage_ = Stage::kChildren;
     next_peer_ = 0;
+    learning_ = is_root && plan_.learns;
   }
   if (stage_ == Stage::kChildren) {
     // Neither the root's buffer nor (gather) what landed in it may be released or read before
     // every rank below has finished with it.
-    if (!children_reported(team, root, done, blocked_on)) return false;
+    const bool all_reported = children_reported(team, root, done, blocked_on);
+    if (learning_) {
+      // The root's first look once its own part is over: peers already done had less to do.
+      team.copy_balance().observe(op.signature().kind, plan_.block_bytes, all_reported);
+      learning_ = false;
+    }
+    if (!all_reported) return false;
     if (!is_root) note_copy_without_root(op, team);
     // release: this rank's own copy, and (acquired just above, so ordered before this store)
     // its children's reports of their subtrees: whoever acquires this report sees the whole

@@ -94,11 +94,14 @@ class SingleCopyExchange {
     const topology::Tree* tree = nullptr;
     // Broadcast along `tree`: below the root's children a rank reads from its parent.
     bool relay = false;
-    // Flat scatter and gather with shares: root_share is settled once the root's buffer is
-    // known to lie in memory every rank maps or not (settle_root_share), between these two.
-    bool share_follows_root_buffer = false;
-    std::uint64_t root_share_private = 0;
-    std::uint64_t root_share_shared = 0;
+    // Scatter and gather with shares: root_share follows the weight the root published with
+    // its arrival and (flat) whether its buffer lies in memory every rank maps; each rank
+    // settles it (settle_root_share) before any use, the root from its own, the others from
+    // the root's arrival. `sharers`: the root and the ranks it shares blocks with.
+    bool weighted = false;
+    int sharers = 0;
+    // Settled at the root: the weight decided the share, so the call's outcome corrects it.
+    bool learns = false;
   };
 
   // The root's share of each block that balances the work: the root moves root_share per peer
@@ -127,10 +130,12 @@ class SingleCopyExchange {
   // every peer's part is a memcpy too, and the root's own copy weighs a full share byte: at np=2
   // the root then takes no share of the peer's block (it copies its own while the peer copies
   // its block), where the cross-memory weight would give it about 0.37 of each block besides
-  // its own (np=2 scatter of 4 MiB from window buffers: 137 us, 1.6x memcpy). Root and peers
-  // settle on the same share from the same fact: the root's published shared_id.
-  void start_blocks(Flow flow, std::uint64_t block_bytes, int ranks, double local_copy_weight,
-                    std::byte* local, const topology::Tree* tree, bool cooperative);
+  // its own (np=2 scatter of 4 MiB from window buffers: 137 us, 1.6x memcpy). Otherwise the
+  // root's own copy weighs what its CopyBalance says for the block size, which it publishes
+  // with its arrival (CollectiveOp::offer_copy_weight). Root and peers settle on the same share
+  // from the same facts: the root's published shared_id and weight.
+  void start_blocks(Flow flow, std::uint64_t block_bytes, int ranks, std::byte* local,
+                    const topology::Tree* tree, bool cooperative);
 
   // Broadcast of `bytes` from the root's buffer into everyone's `buffer`; along `tree`, or flat.
   void start_broadcast(std::uint64_t bytes, int ranks, std::byte* buffer,
@@ -140,6 +145,7 @@ class SingleCopyExchange {
     plan_ = plan;
     next_peer_ = 0;
     stage_ = Stage::kMove;
+    learning_ = false;
   }
   bool advance(CollectiveOp& op, TeamImpl& team, sync::WaitTarget& blocked_on);
   // Whether `peer`'s signature is known to match this rank's by the time the exchange is over,
@@ -175,10 +181,10 @@ class SingleCopyExchange {
   // Whether this rank (not the root) leaves only after the root's report: when the root moves
   // a share of its block, or (without shares) under full checks.
   bool waits_for_root(const TeamImpl& team, int root) const;
-  // Sets plan_.root_share where it follows the root's buffer (Plan::share_follows_root_buffer):
-  // the root calls it with its own published shared_id, a peer with the one it read in the
-  // root's arrival, before either uses the share; every later use comes after.
-  void settle_root_share(std::uint64_t root_shared_id);
+  // Sets plan_.root_share where it follows the root (Plan::weighted): the root calls it with its
+  // own published shared_id and weight, a peer with those it read in the root's arrival,
+  // before either uses the share; every later use comes after.
+  void settle_root_share(std::uint64_t root_shared_id, std::uint64_t root_weight);
   // Whether this rank and the root split its block (flat, or a child of the root; never when
   // the root takes no share).
   bool shares_with_root(const TeamImpl& team, int root) const;
@@ -199,6 +205,7 @@ class SingleCopyExchange {
   enum class Stage { kMove, kChildren, kRoot };
   Plan plan_;
   Stage stage_ = Stage::kMove;
+  bool learning_ = false;  // the root, between its own part and its first look at its peers
   int next_peer_ = 0;
   SteppedTransfer piece_;
 };

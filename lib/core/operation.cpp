@@ -21,6 +21,7 @@ PeerState read_peer_arrival(const segment::StatusLine& status, std::uint64_t op,
   arrival.bytes = status.bytes.load(std::memory_order_relaxed);
   arrival.address = status.address.load(std::memory_order_relaxed);
   arrival.shared_id = status.shared_id.load(std::memory_order_relaxed);
+  arrival.copy_weight = status.copy_weight.load(std::memory_order_relaxed);
   std::atomic_thread_fence(std::memory_order_acquire);
   const std::uint64_t t2 = status.tag.load(std::memory_order_relaxed);
   return op_of(t2) == op ? PeerState::kRead : PeerState::kPassed;
@@ -271,7 +272,7 @@ void CollectiveOp::arrive() {
   if (team_.has_deferred_root_check()) settle_deferred_root_check(team_);
   op_ = team_.next_op();
   plan_before_arrival();
-  team_.publish_arrival(op_, sig_, exposed_, exposed_bytes_);
+  team_.publish_arrival(op_, sig_, exposed_, exposed_bytes_, copy_weight_);
   fault_point(FaultPoint::kArrived);
   stage_ = Stage::kData;
 }

@@ -42,6 +42,8 @@ class CollectiveOp {
 
   const OpSignature& signature() const { return sig_; }
   std::uint64_t op() const { return op_; }
+  // What this rank published as a root's copy weight with its arrival (offer_copy_weight).
+  std::uint64_t offered_copy_weight() const { return copy_weight_; }
 
   // Called when this rank leaves the operation because of an error (the team is aborted), before
   // the error reaches the caller: an algorithm whose peers may still write into this rank's
@@ -109,6 +111,9 @@ class CollectiveOp {
     exposed_ = buffer;
     exposed_bytes_ = bytes;
   }
+  // A scatter's or gather's root, before the operation starts: the weight (CopyBalance units)
+  // its cooperative single copy splits blocks by, published with its arrival for its peers.
+  void offer_copy_weight(std::uint64_t units) { copy_weight_ = units; }
   // The bytes of a scatter's or gather's root buffer: `ranks` blocks. Past any buffer when that
   // overflows, so that no shared allocation is taken to hold it.
   static std::uint64_t all_blocks_bytes(std::uint64_t block, int ranks) {
@@ -125,6 +130,7 @@ class CollectiveOp {
  private:
   const void* exposed_ = nullptr;
   std::uint64_t exposed_bytes_ = 0;
+  std::uint64_t copy_weight_ = 0;
   std::vector<ByteRange> lent_;
   bool agree_with(int peer, sync::WaitTarget& blocked_on);
   // Whether the agree stage skips `peer`: this rank itself, or a peer its data path compared.
@@ -165,6 +171,7 @@ struct PeerArrival {
   std::uint64_t bytes = 0;      // what it sends or receives
   std::uint64_t address = 0;    // its buffer, in its address space (single-copy transfers)
   std::uint64_t shared_id = 0;  // the allocate_shared allocation holding it, 0 for none
+  std::uint64_t copy_weight = 0;  // a scatter's or gather's root: CopyBalance units, else 0
 };
 
 // Reads a peer's arrival for operation `op` with the seqlock rule of the status line.

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "coll/copy_balance.hpp"
 #include "coll/registry.hpp"
 #include "core/shared_buffers.hpp"
 #include "core/signature.hpp"
@@ -174,14 +175,23 @@ class TeamImpl final : public sync::WaitObserver {
   // for it too. (With 4 ranks on 2 cores, window buffers, the straight copy took 2.5-8x the
   // slots' time at 4-16 KiB: the root must wait for every rank's arrival and copy.)
   bool shared_copy_for(Kind kind, std::uint64_t bytes, int root);
-  // What a byte the root copies with memcpy costs against a byte of cross-memory copy, the same
-  // on every rank: 1 / rank 0's measured ratio, within [0.25, 1]; 0.8 where it was not measured.
-  double local_copy_weight() const { return local_copy_weight_; }
+  // What a byte this rank copies with memcpy as a root costs against a byte of cross-memory
+  // copy, per block size: it starts, on every rank, at 1 / rank 0's measured ratio (within
+  // [0.25, 1]; 0.8 where it was not measured) and follows each root's own calls (CopyBalance).
+  CopyBalance& copy_balance() { return copy_balance_; }
   // The same weight for a v-form root, which alone plans the shares and sends them to its
   // peers: 1 where its buffer lies in memory every rank maps (allocate_shared, adopt_shared),
   // since each peer's part of a block is then a memcpy from or into it as well.
-  double root_copy_weight(const void* root_buffer) {
-    return shared_buffers_.id_of(root_buffer, 0) != 0 ? 1.0 : local_copy_weight_;
+  // The weight a v-form root shares the copies of its largest block of `block_bytes` by (the
+  // key of its CopyBalance), and whether it learns from the call: only where its buffer is
+  // private, which is when the weight is not simply 1.
+  struct RootWeight {
+    double weight = 1.0;
+    bool learns = false;
+  };
+  RootWeight root_copy_weight(Kind kind, const void* root_buffer, std::uint64_t block_bytes) {
+    if (shared_buffers_.id_of(root_buffer, 0) != 0) return {};
+    return {CopyBalance::fraction(copy_balance_.weight(kind, block_bytes)), true};
   }
   // More ranks than CPUs to run on: a waiting rank holds no CPU of its own, so splitting work
   // between ranks only adds waits (the same answer on every rank).
@@ -267,8 +277,9 @@ class TeamImpl final : public sync::WaitObserver {
   const std::string& segment_name() const { return segment_name_; }
 
   // Arrival (status line) and progress (progress line) of the current operation.
+  // `copy_weight`: a scatter's or gather's root, its CopyBalance weight (0 elsewhere).
   void publish_arrival(std::uint64_t op, const OpSignature& sig, const void* buffer,
-                       std::uint64_t bytes);
+                       std::uint64_t bytes, std::uint64_t copy_weight);
   void publish_step(std::uint64_t op, std::uint64_t step);
   // Whether every peer has arrived in operation `op` or a later one; otherwise `blocked_on`
   // names one that has not. Remembers the lowest operation it saw, so that most calls read no
@@ -315,9 +326,10 @@ class TeamImpl final : public sync::WaitObserver {
   bool single_copy_ = false;     // every pair of ranks passed the CMA probe at formation
   std::string single_copy_why_;  // why not, when it did not
   // Rank 0's copy::measure_cross_copy_cost() at formation (0: not measured), and the weight of
-  // a byte of memcpy against a byte of cross-memory copy it gives (local_copy_weight()).
+  // a byte of memcpy against a byte of cross-memory copy it gives, where copy_balance_ starts.
   double cross_copy_cost_ = 0;
   double local_copy_weight_ = 0.8;
+  CopyBalance copy_balance_;
   std::vector<SlotRecord> slot_records_;
   std::uint64_t slot_mask_ = 0;  // slots() - 1 where that is a power of two above 1, else 0
   std::vector<std::uint64_t> seen_progress_;  // see progress_reached

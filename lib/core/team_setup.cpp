@@ -235,6 +235,7 @@ void TeamImpl::form(Bootstrap& bootstrap) {
   // bounded so that one noisy measure cannot hand the root most of a block or none of it.
   cross_copy_cost_ = verdicts[0].cross_copy_cost;
   if (cross_copy_cost_ > 0) local_copy_weight_ = std::clamp(1.0 / cross_copy_cost_, 0.25, 1.0);
+  copy_balance_.reset(local_copy_weight_);
   for (const AttachInfo& v : verdicts) {
     if (single_copy_ && v.single_copy_error[0] != '\0') {
       single_copy_ = false;
@@ -280,9 +281,10 @@ std::string TeamImpl::data_paths() const {
   std::string text = "slots below " + std::to_string(options_.single_copy_min_bytes) +
                      " bytes per rank, single copy (cross-memory attach) from there";
   if (cross_copy_cost_ > 0) {
-    char cost[96];
+    char cost[128];
     std::snprintf(cost, sizeof cost,
-                  " (measured at %.1fx memcpy per byte; root's memcpy weight %.2f)",
+                  " (measured at %.1fx memcpy per byte; root's memcpy weight %.2f to start with, "
+                  "then learned per root and block size)",
                   cross_copy_cost_, local_copy_weight_);
     text += cost;
   }

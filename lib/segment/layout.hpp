@@ -32,7 +32,7 @@ using sync::kCacheLine;
 using sync::WakeLine;
 
 inline constexpr std::uint64_t kMagic = 0x4c4c4f434d485321ull;  // "!SHMCOLL" little-endian
-inline constexpr std::uint32_t kVersion = 7;
+inline constexpr std::uint32_t kVersion = 8;
 // The granule of NUMA placement (numa_placement.hpp): rank areas start on multiples of it. The
 // base page size of the platforms shmcoll runs on; a larger page only coarsens the placement.
 inline constexpr std::uint64_t kPageBytes = 4096;
@@ -79,6 +79,9 @@ struct alignas(kCacheLine) StatusLine {
   // the whole range the operation touches from `address` on, 0 for none: peers that map it
   // copy with memcpy instead of cross-memory attach. Part of the seqlock.
   std::atomic<std::uint64_t> shared_id;
+  // A scatter's or gather's root: the weight its cooperative single copy splits each block by
+  // (CopyBalance units), which its peers split by too. 0 elsewhere. Part of the seqlock.
+  std::atomic<std::uint64_t> copy_weight;
 };
 static_assert(sizeof(StatusLine) == kCacheLine);
 
