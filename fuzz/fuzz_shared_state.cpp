@@ -5,7 +5,8 @@
 //      -- the check before every copy out of a slot;
 //   2: a scatterv record -- where a receiver finds its block;
 //   3: random v-form counts, displacements and datatype -- validate::blocks and no_overlap;
-//   4: random scatter/gather arguments -- validate::uniform_blocks.
+//   4: random scatter/gather arguments -- validate::uniform_blocks;
+//   5: a root's published copy weight -- the share of each block its peers leave it.
 // Whatever the input, nothing may crash, and every accepted value must keep each access inside
 // the segment, the slot, the stream or the caller's buffer: the target checks those invariants
 // and traps when one fails.
@@ -15,7 +16,9 @@
 #include <new>
 #include <vector>
 
+#include "coll/copy_balance.hpp"
 #include "coll/scatterv_inbox.hpp"
+#include "coll/single_copy.hpp"
 #include "core/stream.hpp"
 #include "core/validation.hpp"
 #include "fuzz/input.hpp"
@@ -211,9 +214,21 @@ void uniform_arguments(Input& in) {
 
 }  // namespace
 
+// A peer of a cooperative single copy splits each block by the weight the root published in its
+// status line (SingleCopyExchange::settle_root_share): whatever that word holds, the root's share
+// must stay within the block, or the peer's part would start past it.
+void root_copy_weight(Input& in) {
+  const std::uint64_t units = in.take<std::uint64_t>();
+  const std::uint64_t block = in.take<std::uint64_t>() % (validate::kMaxBytes + 1);
+  const int sharers = in.take<std::uint16_t>() % 4096 + 1;
+  const double weight = CopyBalance::fraction(units);
+  require(weight >= 0.25 && weight <= 1.0);
+  require(SingleCopyExchange::balanced_root_share(block, sharers, block, weight) <= block);
+}
+
 void run_one(const std::uint8_t* data, std::size_t size) {
   Input in(data, size);
-  switch (in.take<std::uint8_t>() % 5) {
+  switch (in.take<std::uint8_t>() % 6) {
     case 0:
       segment_header(in);
       break;
@@ -225,6 +240,9 @@ void run_one(const std::uint8_t* data, std::size_t size) {
       break;
     case 3:
       v_arguments(in);
+      break;
+    case 5:
+      root_copy_weight(in);
       break;
     default:
       uniform_arguments(in);
