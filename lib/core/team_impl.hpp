@@ -180,11 +180,9 @@ class TeamImpl final : public sync::WaitObserver {
   // [0.25, 1]; 0.8 where it was not measured) and follows each root's own calls (CopyBalance).
   CopyBalance& copy_balance() { return copy_balance_; }
   // The same weight for a v-form root, which alone plans the shares and sends them to its
-  // peers: 1 where its buffer lies in memory every rank maps (allocate_shared, adopt_shared),
-  // since each peer's part of a block is then a memcpy from or into it as well.
-  // The weight a v-form root shares the copies of its largest block of `block_bytes` by (the
-  // key of its CopyBalance), and whether it learns from the call: only where its buffer is
-  // private, which is when the weight is not simply 1.
+  // peers, keyed by its largest block of `block_bytes`: 1 where its buffer lies in memory every
+  // rank maps (allocate_shared, adopt_shared), since each peer's part of a block is then a
+  // memcpy from or into it as well; only otherwise does the call's outcome correct it (learns).
   struct RootWeight {
     double weight = 1.0;
     bool learns = false;
