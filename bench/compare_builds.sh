@@ -20,15 +20,17 @@ mkdir -p "$out"
 bin="$b/bench/mpi-bench-$mpi"
 args=(--coll "${COLLS:-scatter,gather}" --min-bytes "${MIN_BYTES:-32K}"
       --max-bytes "${MAX_BYTES:-16M}" ${BENCH_ARGS:-})
+# The launcher, up to its rank-count argument, and the words that preload a build's plugin.
+if [ "$mpi" = openmpi ]; then
+  launcher=(mpirun.openmpi --allow-run-as-root --oversubscribe --bind-to core:overload-allowed -np)
+  preload() { echo -x "LD_PRELOAD=$(realpath "$1/lib/libshmcoll_mpi_openmpi.so")"; }
+else
+  launcher=(mpiexec.mpich -bind-to core -n)
+  preload() { echo -env LD_PRELOAD "$(realpath "$1/lib/libshmcoll_mpi_mpich.so")"; }
+fi
 for round in $(seq 1 "$rounds"); do
   for np in ${NPS:-2}; do
-    if [ "$mpi" = openmpi ]; then
-      launch=(mpirun.openmpi --allow-run-as-root --oversubscribe --bind-to core:overload-allowed -np "$np")
-      preload() { echo -x "LD_PRELOAD=$(realpath "$1/lib/libshmcoll_mpi_openmpi.so")"; }
-    else
-      launch=(mpiexec.mpich -bind-to core -n "$np")
-      preload() { echo -env LD_PRELOAD "$(realpath "$1/lib/libshmcoll_mpi_mpich.so")"; }
-    fi
+    launch=("${launcher[@]}" "$np")
     echo "round $round np $np: $("$b/bench/core-round-trip" 2>&1)" >> "$out/machine.txt"
     "${launch[@]}" "$bin" --label native "${args[@]}" > "$out/native-np$np-$round.csv"
     # shellcheck disable=SC2046 # preload prints the launcher's words for the variable
