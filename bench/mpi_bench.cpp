@@ -7,7 +7,13 @@
 // rank at once copies its share of the bytes that must land in other ranks' buffers,
 // (ranks - 1) x bytes split evenly, with memcpy; median of the slowest rank): no collective that
 // moves those bytes through memory can be faster than all cores copying them together.
-// With MPI_BENCH_PER_RANK set, every rank also prints its own mean to stderr (who waits where).
+// With MPI_BENCH_PER_RANK set, every rank also prints its own mean to stderr (who waits where);
+// with MPI_BENCH_TIMELINE set, rank 0 prints each rank's start, end and duration relative to the
+// root's call, medians over the iterations (mpi_timeline.hpp; its clock reads are timed too, so
+// take ratios from runs without it). --root-delay-us and --others-delay-us make the root and
+// the other ranks busy-wait that long, outside MPI and outside the timed region, between the
+// barrier and the call: a rank that waits outside MPI cannot take in a peer's message
+// meanwhile, as an MPI's progress engine does while it waits in the barrier.
 // With --window, every rank's buffers (and the references' copies) lie in its part of an
 // MPI_Win_allocate_shared window on MPI_COMM_WORLD instead of private memory.
 #include <mpi.h>
@@ -20,6 +26,7 @@
 #include <vector>
 
 #include "core/byte_size.hpp"
+#include "mpi_timeline.hpp"
 
 namespace {
 
@@ -93,6 +100,7 @@ int main(int argc, char** argv) {
   std::string label = "run";
   int cap = 0;  // --max-iterations: oversubscribed MPIs that busy-poll need minutes per size
   bool window = false;
+  double root_delay_us = 0, others_delay_us = 0;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--window")) {
       window = true;
@@ -104,6 +112,8 @@ int main(int argc, char** argv) {
     if (!std::strcmp(argv[i], "--max-bytes")) max_bytes = parse_bytes(argv[i + 1]);
     if (!std::strcmp(argv[i], "--label")) label = argv[i + 1];
     if (!std::strcmp(argv[i], "--max-iterations")) cap = std::atoi(argv[i + 1]);
+    if (!std::strcmp(argv[i], "--root-delay-us")) root_delay_us = std::atof(argv[i + 1]);
+    if (!std::strcmp(argv[i], "--others-delay-us")) others_delay_us = std::atof(argv[i + 1]);
     ++i;
   }
   const auto area = static_cast<std::size_t>(max_bytes) * static_cast<std::size_t>(size);
@@ -125,6 +135,8 @@ int main(int argc, char** argv) {
   if (rank == 0)
     std::printf(
         "label,collective,ranks,bytes,iterations,avg_us,min_us,max_us,memcpy_us,floor_us\n");
+  const bool with_timeline = std::getenv("MPI_BENCH_TIMELINE") != nullptr;
+  mpi_bench::Timeline timeline;
   for (const std::string& coll : colls) {
     for (long bytes = min_bytes; bytes <= max_bytes; bytes *= 2) {
       const int n = static_cast<int>(bytes);
@@ -134,10 +146,14 @@ int main(int argc, char** argv) {
       }
       const int iters = iterations_for(bytes, cap), warmup = iters / 10 + 2;
       double total = 0;
+      timeline.clear();
       for (int it = -warmup; it < iters; ++it) {
         send[0] = static_cast<char>(it);  // new content every iteration
         MPI_Barrier(MPI_COMM_WORLD);
+        mpi_bench::busy_wait_us(rank == 0 ? root_delay_us : others_delay_us);
         const double t0 = MPI_Wtime();
+        // Inside the timed region, next to the call: take ratios from runs without the timeline.
+        const double start_us = with_timeline ? mpi_bench::Timeline::now_us() : 0;
         if (coll == "bcast")
           MPI_Bcast(send, n, MPI_CHAR, 0, MPI_COMM_WORLD);
         else if (coll == "scatter")
@@ -150,9 +166,11 @@ int main(int argc, char** argv) {
         else if (coll == "gatherv")
           MPI_Gatherv(send, n, MPI_CHAR, recv, counts.data(), displs.data(), MPI_CHAR, 0,
                       MPI_COMM_WORLD);
+        if (with_timeline && it >= 0) timeline.record(start_us, mpi_bench::Timeline::now_us());
         const double t1 = MPI_Wtime();
         if (it >= 0) total += t1 - t0;
       }
+      if (with_timeline) timeline.report(coll.c_str(), bytes, rank, size, 0);
       const double mean_us = total / iters * 1e6;
       if (std::getenv("MPI_BENCH_PER_RANK"))
         std::fprintf(stderr, "rank %d %s %ld %.3f\n", rank, coll.c_str(), bytes, mean_us);
