@@ -119,7 +119,7 @@ void scatterv_record(Input& in) {
       break;
     }
     case scatterv_inbox::RecordUse::kInline:
-      require(rec.bytes == expected && rec.bytes <= segment::InboxLine::kInlineBytes);
+      require(rec.bytes == expected && rec.bytes <= segment::InboxRecord::kInlineBytes);
       break;
     default:
       break;

@@ -76,7 +76,7 @@ void scribble(std::byte* base, std::uint64_t op, Kind kind, std::uint64_t count,
     if (r == kHostile) continue;
     const segment::RankArea peer(base + kGeometry.ranks_offset() + r * kGeometry.rank_stride(),
                                  kSlots, kSlotBytes);
-    segment::InboxLine& line = peer.inbox(op);
+    segment::InboxRecord& line = peer.inbox(op);
     line.signature.store(rng() % 2 ? (static_cast<std::uint64_t>(kind) | kHostile << 8) : rng());
     line.bytes.store(rng() % 2 ? count : random_size());  // count: what the receiver expects
     for (auto& word : line.payload) word.store(rng());

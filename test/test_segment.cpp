@@ -59,15 +59,15 @@ TEST_CASE("a segment is created exclusively with mode 0600 and validated on atta
 }
 
 TEST_CASE("the segment's size is bounded: a fixed part plus a fixed amount per rank") {
-  // Default slots (4 x 64 KiB): one page plus 266,240 bytes per rank (7 control lines and 4
-  // slots, 262,592 bytes, rounded up to whole pages for NUMA placement), whatever the message
-  // sizes (large messages move in chunks or with the single copy, never through a larger
-  // segment).
+  // Default slots (4 x 64 KiB): one page plus 274,432 bytes per rank (175 control lines, 4 slot
+  // headers and 4 slots, 273,600 bytes, rounded up to whole pages for NUMA placement), whatever
+  // the message sizes (large messages move in chunks or with the single copy, never through a
+  // larger segment).
   const Geometry two{2, 4, 65536}, sixteen{16, 4, 65536}, big{128, 4, 65536};
-  CHECK(two.total_bytes() == 536576);
-  CHECK(sixteen.total_bytes() == 4263936);
-  CHECK(big.total_bytes() == 34082816);
-  CHECK(big.total_bytes() == 4096 + 128 * 65 * 4096);
+  CHECK(two.total_bytes() == 552960);
+  CHECK(sixteen.total_bytes() == 4395008);
+  CHECK(big.total_bytes() == 35131392);
+  CHECK(big.total_bytes() == 4096 + 128 * 67 * 4096);
   // The 128-rank segment can be created (and its pages reserved) here.
   const std::string name = make_segment_name(launch::make_job_id());
   Segment created = Segment::create(name, big);

@@ -59,7 +59,7 @@ TEST_CASE("scatterv: roots run ahead of a late receiver by more than its inbox h
         Team team(ctx.bootstrap, o);
         if (team.rank() == 3) std::this_thread::sleep_for(std::chrono::milliseconds(300));
         // One and a half times the inbox's lines from root 0, then as many with other roots.
-        constexpr std::uint64_t kFirst = segment::Inbox::kLines * 3 / 2;
+        constexpr std::uint64_t kFirst = segment::Inbox::kRecords * 3 / 2;
         for (std::uint64_t seq = 1; seq <= kFirst; ++seq)
           check_scatterv(team, ctx, {.seq = seq, .root = 0, .count = seq % 3 == 0 ? 24u : 2u});
         for (std::uint64_t seq = kFirst + 1; seq <= 2 * kFirst + 16; ++seq) {

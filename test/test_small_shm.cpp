@@ -36,9 +36,9 @@ bool names_the_space(const std::string& m, std::uint64_t needed) {
 
 TEST_CASE("a /dev/shm too small for the segment is a clear error on every rank, not SIGBUS") {
   constexpr std::uint64_t kTmpfs = 3 << 20;
-  // Default options: 4,096 bytes + 1,052,672 per rank (1 MiB of slots up to 8 ranks). Two
+  // Default options: 4,096 bytes + 1,060,864 per rank (1 MiB of slots up to 8 ranks). Two
   // ranks fit in 3 MiB, four do not.
-  constexpr std::uint64_t kTwo = 2109440, kFour = 4214784;
+  constexpr std::uint64_t kTwo = 2125824, kFour = 4247552;
   const int result = run_in_child([&] {
     if (!mount_small_dev_shm(kTmpfs)) {
       std::fprintf(stderr, "cannot mount a tmpfs here: %s\n", std::strerror(errno));

@@ -202,13 +202,13 @@ TEST_CASE("segment geometry: a fixed part plus a per-rank part, all page aligned
   CHECK(g.ranks_offset() % segment::kPageBytes == 0);
   CHECK(g.rank_stride() % segment::kPageBytes == 0);
   CHECK(g.total_bytes() == g.ranks_offset() + 16 * g.rank_stride());
-  // 47 control lines, 4 slot headers and 4 slots (265,408 bytes), rounded up to whole pages.
-  static_assert(segment::RankArea::kControlLines == 47);
-  CHECK(g.rank_stride() == 65 * 4096);
+  // 175 control lines, 4 slot headers and 4 slots (273,600 bytes), rounded up to whole pages.
+  static_assert(segment::RankArea::kControlLines == 175);
+  CHECK(g.rank_stride() == 67 * 4096);
   segment::Geometry small{3, 2, 1024};
-  CHECK(small.rank_stride() == 2 * 4096);  // 49 lines + 2 KiB: just over one page
-  // The default small team's 16 slot headers still share the first page with the control lines.
-  CHECK(segment::Geometry{2, 16, 65536}.rank_stride() == 257 * 4096);
+  CHECK(small.rank_stride() == 4 * 4096);  // 177 lines + 2 KiB: just over three pages
+  // The default small team: 191 lines (the control lines and 16 slot headers) and 1 MiB.
+  CHECK(segment::Geometry{2, 16, 65536}.rank_stride() == 259 * 4096);
 }
 
 }  // namespace shmcoll

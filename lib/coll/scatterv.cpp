@@ -122,7 +122,7 @@ void ScattervOp::plan_flat_root() {
 }
 
 ScattervOp::BlockPath ScattervOp::path_of(std::uint64_t bytes) const {
-  if (bytes <= segment::InboxLine::kInlineBytes) return BlockPath::kInline;
+  if (bytes <= segment::InboxRecord::kInlineBytes) return BlockPath::kInline;
   return team_.single_copy_for(Kind::kScatterv, bytes) ? BlockPath::kDirect : BlockPath::kStream;
 }
 
@@ -170,7 +170,7 @@ bool ScattervOp::post_records(sync::WaitTarget& blocked_on) {
   for (; next_record_ < team_.size(); ++next_record_) {
     const int r = next_record_;
     if (r == sig_.root || (tree != nullptr && !TreeScatter::takes_record(*tree, r))) continue;
-    if (!scatterv_inbox::line_free(team_, r, op_, blocked_on)) return false;
+    if (!scatterv_inbox::record_free(team_, r, op_, blocked_on)) return false;
     const validate::Block& blk = blocks_[static_cast<std::size_t>(r)];
     const bool direct =
         tree == nullptr ? reads_from_sendbuf(r) : path_of(blk.bytes) == BlockPath::kDirect;
@@ -248,6 +248,7 @@ bool ScattervOp::advance_data(sync::WaitTarget& blocked_on) {
   if (team_.rank() == sig_.root) return advance_root(blocked_on);
   if (stage_ == Stage::kStart) {
     const sync::WaitTarget record_posted = scatterv_inbox::awaited(team_, op_, sig_.root);
+    scatterv_inbox::prefetch(team_, op_, sig_.bytes);
     if (!sync::reached(record_posted)) {
       blocked_on = record_posted;
       return false;

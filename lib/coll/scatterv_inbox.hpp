@@ -1,12 +1,13 @@
-// Scatterv's records in the receivers' inboxes (segment::InboxLine): the root writes each
-// receiver its size and, for a small block, the block itself, into a line the receiver owns.
-// A receiver waits on its own line and finds everything it needs in that one line; only
+// Scatterv's records in the receivers' inboxes (segment::InboxRecord): the root writes each
+// receiver its size and, for a block of up to 296 bytes, the block itself, into a record the
+// receiver owns. A receiver waits on its own record and finds everything it needs there; only
 // larger blocks then go through the root's stream (or a single copy), at the place the record
 // names. Before this, every receiver read a table at the head of the root's stream first:
 // three lines from the root's slots for an 8-byte block, written after the root had laid out
 // the whole stream.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 
@@ -18,7 +19,7 @@
 
 namespace shmcoll::scatterv_inbox {
 
-using segment::InboxLine;
+using segment::InboxRecord;
 
 // Set in a record's payload[0] when the block does not travel in the stream: the receiver
 // copies it itself from the root's buffer (single copy), and the rest of payload[0] is the
@@ -29,14 +30,14 @@ inline constexpr std::uint64_t kDirect = std::uint64_t{1} << 63;
 
 inline std::uint64_t tag_of(std::uint64_t op) { return sync::make_tag(op, sync::kStepArrived); }
 
-// Root: whether receiver `r`'s line for `op` may be rewritten, i.e. r has left the operation
-// that used the line last; otherwise `blocked_on` says what to wait for. Departures are
+// Root: whether receiver `r`'s record for `op` may be rewritten, i.e. r has left the operation
+// that used the record last; otherwise `blocked_on` says what to wait for. Departures are
 // monotone, so the cached lower bound of progress_reached answers most calls without reading
-// r's line.
-inline bool line_free(TeamImpl& team, int r, std::uint64_t op, sync::WaitTarget& blocked_on) {
-  if (op <= segment::Inbox::kLines) return true;
-  const std::uint64_t left = sync::make_tag(op - segment::Inbox::kLines, sync::kStepDone);
-  // progress_reached loads with acquire: r's reads of the line's last record happen before
+// r's progress line.
+inline bool record_free(TeamImpl& team, int r, std::uint64_t op, sync::WaitTarget& blocked_on) {
+  if (op <= segment::Inbox::kRecords) return true;
+  const std::uint64_t left = sync::make_tag(op - segment::Inbox::kRecords, sync::kStepDone);
+  // progress_reached loads with acquire: r's reads of the record's last contents happen before
   // the stores below.
   if (team.progress_reached(r, left)) return true;
   blocked_on = {&team.area(r).progress().tag, left, r};
@@ -67,19 +68,31 @@ inline void store_word(std::byte* p, std::uint64_t left, std::uint64_t v) {
 inline void post(TeamImpl& team, int r, std::uint64_t op, std::uint64_t signature,
                  std::uint64_t bytes, const std::byte* block, std::uint64_t where,
                  std::uint64_t root_share) {
-  InboxLine& line = team.area(r).inbox(op);
+  InboxRecord& record = team.area(r).inbox(op);
   // relaxed: the release store of the tag below publishes them.
-  line.signature.store(signature, std::memory_order_relaxed);
-  line.bytes.store(bytes, std::memory_order_relaxed);
-  if (bytes <= InboxLine::kInlineBytes) {
+  record.signature.store(signature, std::memory_order_relaxed);
+  record.bytes.store(bytes, std::memory_order_relaxed);
+  if (bytes <= InboxRecord::kInlineBytes) {
     for (std::uint64_t w = 0; w * 8 < bytes; ++w)
-      line.payload[w].store(load_word(block + 8 * w, bytes - 8 * w), std::memory_order_relaxed);
+      record.payload[w].store(load_word(block + 8 * w, bytes - 8 * w), std::memory_order_relaxed);
   } else {
-    line.payload[0].store(where, std::memory_order_relaxed);
-    line.payload[1].store(root_share, std::memory_order_relaxed);
+    record.payload[0].store(where, std::memory_order_relaxed);
+    record.payload[1].store(root_share, std::memory_order_relaxed);
   }
   // release (publish): the fields above are visible to the owner once it sees the tag.
-  team.publish(line.tag, tag_of(op));
+  team.publish(record.tag, tag_of(op));
+}
+
+// Receiver, before it first looks at its record of `op`: asks for the further lines that its
+// block of `bytes` fills if it travels in the record, so that they come together with the tag's
+// line instead of after it. 4 ranks on 2 CPUs, a receiver on another CPU than the root: 128
+// bytes took 0.23 us without, 0.17-0.18 with (8 bytes, one line: 0.15).
+inline void prefetch(TeamImpl& team, std::uint64_t op, std::uint64_t bytes) {
+  if (bytes > InboxRecord::kInlineBytes) return;  // the record says where it is, in one line
+  const auto* first = reinterpret_cast<const char*>(&team.self().inbox(op));
+  const std::uint64_t used = offsetof(InboxRecord, payload) + bytes;
+  for (std::uint64_t at = segment::kCacheLine; at < used; at += segment::kCacheLine)
+    __builtin_prefetch(first + at);
 }
 
 // Receiver: the wait for this rank's record of `op` from `root` (its slow-path checks look at
@@ -97,16 +110,16 @@ struct Record {
 };
 
 // Receiver, once awaited() is reached (its acquire load makes the fields visible): reads the
-// record of `op`. The owner reads its line while no root may rewrite it (line_free), but a
+// record of `op`. The owner reads its record while no root may rewrite it (record_free), but a
 // second rank wrongly taking itself for the root could, so the caller checks what it read
 // before it trusts it.
 inline Record read(TeamImpl& team, std::uint64_t op) {
-  InboxLine& line = team.self().inbox(op);
+  InboxRecord& record = team.self().inbox(op);
   Record rec;
-  rec.signature = line.signature.load(std::memory_order_relaxed);
-  rec.bytes = line.bytes.load(std::memory_order_relaxed);
-  rec.where = line.payload[0].load(std::memory_order_relaxed);
-  rec.root_share = line.payload[1].load(std::memory_order_relaxed);
+  rec.signature = record.signature.load(std::memory_order_relaxed);
+  rec.bytes = record.bytes.load(std::memory_order_relaxed);
+  rec.where = record.payload[0].load(std::memory_order_relaxed);
+  rec.root_share = record.payload[1].load(std::memory_order_relaxed);
   return rec;
 }
 
@@ -125,7 +138,7 @@ inline RecordUse classify(const Record& rec, std::uint64_t signature, std::uint6
   constexpr std::uint64_t kMaxOffset = std::uint64_t{1} << 62;
   if (rec.signature != signature) return RecordUse::kOtherCall;
   if (rec.bytes != bytes) return RecordUse::kMismatch;
-  if (rec.bytes <= InboxLine::kInlineBytes) return RecordUse::kInline;
+  if (rec.bytes <= InboxRecord::kInlineBytes) return RecordUse::kInline;
   if ((rec.where & kDirect) != 0)
     return rec.root_share < rec.bytes ? RecordUse::kDirect : RecordUse::kCorrupt;
   return rec.where > kMaxOffset || rec.bytes > kMaxOffset ? RecordUse::kCorrupt
@@ -137,12 +150,12 @@ inline RecordUse classify(const Record& rec, std::uint64_t signature, std::uint6
 [[noreturn]] void fail_unusable(const CollectiveOp& op, TeamImpl& team, RecordUse use,
                                 const Record& rec);
 
-// Receiver: copies the inline block of a record read from the line of `op` to `dst`; `bytes`
-// (the record's, checked by the caller) is at most kInlineBytes.
+// Receiver: copies the inline block of the record of `op` to `dst`; `bytes` (the record's,
+// checked by the caller) is at most kInlineBytes.
 inline void copy_inline(TeamImpl& team, std::uint64_t op, std::uint64_t bytes, std::byte* dst) {
-  InboxLine& line = team.self().inbox(op);
+  InboxRecord& record = team.self().inbox(op);
   for (std::uint64_t w = 0; w * 8 < bytes; ++w)
-    store_word(dst + 8 * w, bytes - 8 * w, line.payload[w].load(std::memory_order_relaxed));
+    store_word(dst + 8 * w, bytes - 8 * w, record.payload[w].load(std::memory_order_relaxed));
 }
 
 }  // namespace shmcoll::scatterv_inbox

@@ -13,7 +13,7 @@ bool InlineScattervOp::fits(TeamImpl& team, std::span<const Count> sendcounts, D
                             Count recvcount, Datatype recvtype, int root) {
   if (team.size() < 2) return false;
   if (root < 0 || root >= team.size()) return false;
-  constexpr auto kMax = static_cast<std::uint64_t>(scatterv_inbox::InboxLine::kInlineBytes);
+  constexpr auto kMax = static_cast<std::uint64_t>(scatterv_inbox::InboxRecord::kInlineBytes);
   // Counts are compared as unsigned: a negative one is out of range too.
   if (team.rank() != root) {
     std::uint64_t bytes = 0;
@@ -69,7 +69,7 @@ bool InlineScattervOp::post_records(sync::WaitTarget& blocked_on) {
   for (; next_record_ < team_.size(); ++next_record_) {
     const int r = next_record_;
     if (r == sig_.root) continue;
-    if (!scatterv_inbox::line_free(team_, r, op_, blocked_on)) return false;
+    if (!scatterv_inbox::record_free(team_, r, op_, blocked_on)) return false;
     const validate::Block& blk = blocks_[static_cast<std::size_t>(r)];
     scatterv_inbox::post(team_, r, op_, sig_.packed(), blk.bytes, sendbuf_ + blk.offset, 0, 0);
   }
@@ -84,6 +84,7 @@ bool InlineScattervOp::advance_data(sync::WaitTarget& blocked_on) {
     return true;
   }
   const sync::WaitTarget record_posted = scatterv_inbox::awaited(team_, op_, sig_.root);
+  scatterv_inbox::prefetch(team_, op_, sig_.bytes);
   if (!sync::reached(record_posted)) {
     blocked_on = record_posted;
     return false;

@@ -196,7 +196,7 @@ void TreeScatter::plan_writer(TeamImpl& team, const CollectiveOp& op) {
     if (with_table_ && parent_ < 0 && takes_record(*tree_, child)) {
       // Its record holds a small block or a direct one's place; it reads a larger one only.
       const std::uint64_t b = sizes_[i];
-      if (!tree_layout::is_direct(b) && b > segment::InboxLine::kInlineBytes)
+      if (!tree_layout::is_direct(b) && b > segment::InboxRecord::kInlineBytes)
         add(child, stream_.at(image_.offset[i]), stream_.at(image_.offset[i]) + b);
       continue;
     }

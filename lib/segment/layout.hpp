@@ -10,7 +10,7 @@
 //     WakeLine                          1 line   epoch written by the owner, sleepers by waiters
 //     ProgressLine                      1 line   acknowledgements and departure, by the owner
 //     SignatureHistory                 12 lines  signatures of recent operations, by the owner
-//     Inbox                            32 lines  scatterv records, by each operation's root
+//     Inbox                           160 lines  32 scatterv records, by each operation's root
 //     SlotHeader[slots]                 1 line each, written by the owner only
 //     slot data[slots]                  slot_bytes each, cache-line aligned
 //
@@ -32,7 +32,7 @@ using sync::kCacheLine;
 using sync::WakeLine;
 
 inline constexpr std::uint64_t kMagic = 0x4c4c4f434d485321ull;  // "!SHMCOLL" little-endian
-inline constexpr std::uint32_t kVersion = 8;
+inline constexpr std::uint32_t kVersion = 9;
 // The granule of NUMA placement (numa_placement.hpp): rank areas start on multiples of it. The
 // base page size of the platforms shmcoll runs on; a larger page only coarsens the placement.
 inline constexpr std::uint64_t kPageBytes = 4096;
@@ -112,10 +112,9 @@ static_assert(sizeof(ProgressLine) == kCacheLine);
 // Both this and the inbox bound how far a rank runs ahead of its slowest peer (in operations),
 // which is what an oversubscribed team lives on: a rank that must stop hands its CPU to another,
 // and the fewer stops the fewer context switches. Back-to-back 8-byte scatterv, 4 ranks on 2
-// CPUs through the Open MPI plugin: 8 entries and lines 1.24-1.81 us per call at 0.61-0.80
+// CPUs through the Open MPI plugin: 8 entries and records 1.24-1.81 us per call at 0.61-0.80
 // context switches, 32 took 0.62-0.86 us at 0.20-0.32, 128 0.59-0.75 at 0.10-0.21 (Open MPI
-// 0.38-0.48 at 0.09-0.15). 32 of each still fit the first page of a rank's area with 16 slot
-// headers, so the segment does not grow.
+// 0.38-0.48 at 0.09-0.15).
 struct alignas(kCacheLine) SignatureHistory {
   static constexpr std::uint64_t kEntries = 32;
   struct Entry {
@@ -129,13 +128,20 @@ static_assert(sizeof(SignatureHistory) == 12 * kCacheLine);
 
 // What the root of a scatterv leaves for one receiver (the only lines of a rank's area that
 // other ranks write): the receiver's size as the root's sendcounts give it and the block itself
-// when it fits, so that a small block costs its receiver one cache-line transfer, with no
-// table to read first. Line op % kLines holds operation op; its root rewrites it only after
-// the owner has left operation op - kLines (ScattervInbox). Every field is atomic: two ranks
-// that both take themselves for the root (a user error, which they find between them) may
-// write the same line at once.
-struct alignas(kCacheLine) InboxLine {
-  static constexpr std::size_t kPayloadWords = 5;
+// when it fits, so that a small block costs its receiver one run of adjacent lines, with no
+// table or stream to read first. Record op % kRecords holds operation op; its root rewrites it
+// only after the owner has left operation op - kRecords (scatterv_inbox::record_free). Every
+// field is atomic: two ranks that both take themselves for the root (a user error, which they
+// find between them) may write the same record at once.
+//
+// Five lines, 296 bytes of payload: blocks of 41-256 bytes used to go through the root's stream
+// after their record, two dependent reads from different places for the receiver, which made
+// 64-256-byte scatterv cost 1.5x what 8 bytes cost (4 ranks on 2 CPUs, through the Open MPI
+// plugin: receivers 0.18-0.32 us against 0.08-0.15). The tag shares the first line with the
+// size and the first 40 bytes; the other lines follow it, so the hardware fetches them together.
+struct alignas(kCacheLine) InboxRecord {
+  static constexpr std::size_t kLines = 5;
+  static constexpr std::size_t kPayloadWords = (kLines * kCacheLine) / 8 - 3;
   static constexpr std::uint64_t kInlineBytes = 8 * kPayloadWords;
   std::atomic<std::uint64_t> tag;        // (op, kStepArrived), stored last (release)
   std::atomic<std::uint64_t> signature;  // the root's OpSignature::packed(): kind and root
@@ -143,11 +149,12 @@ struct alignas(kCacheLine) InboxLine {
   // The block when bytes <= kInlineBytes; otherwise payload[0] says where it is.
   std::atomic<std::uint64_t> payload[kPayloadWords];
 };
-static_assert(sizeof(InboxLine) == kCacheLine);
+static_assert(sizeof(InboxRecord) == InboxRecord::kLines * kCacheLine);
+static_assert(InboxRecord::kInlineBytes == 296);
 
 struct Inbox {
-  static constexpr std::uint64_t kLines = 32;
-  InboxLine lines[kLines];
+  static constexpr std::uint64_t kRecords = 32;
+  InboxRecord records[kRecords];
 };
 
 // Flag line of one slot: the chunk tag, what the chunk belongs to, and small payloads inline,
@@ -190,9 +197,9 @@ class RankArea {
   SignatureHistory& history() const {
     return *reinterpret_cast<SignatureHistory*>(base_ + 3 * kCacheLine);
   }
-  InboxLine& inbox(std::uint64_t op) const {
+  InboxRecord& inbox(std::uint64_t op) const {
     return reinterpret_cast<Inbox*>(base_ + 3 * kCacheLine + sizeof(SignatureHistory))
-        ->lines[op % Inbox::kLines];
+        ->records[op % Inbox::kRecords];
   }
   SlotHeader& slot_header(std::uint32_t s) const {
     return reinterpret_cast<SlotHeader*>(base_ + kControlLines * kCacheLine)[s];

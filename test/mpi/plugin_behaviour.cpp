@@ -204,9 +204,9 @@ void budget() {
     return;
   }
   // A ledger of this job's own (the scope), so other jobs on the node don't count. With 3.9 MB
-  // (59 units of 64 KiB) one 2-rank team (2,109,440 B with the default 1 MiB of slots per rank:
-  // 33 units) fits, two don't, and neither does a 4-rank one (4,214,784 B: 65 units); a 3-rank
-  // team (3,162,112 B: 49 units) fits alone.
+  // (59 units of 64 KiB) one 2-rank team (2,125,824 B with the default 1 MiB of slots per rank:
+  // 33 units) fits, two don't, and neither does a 4-rank one (4,247,552 B: 65 units); a 3-rank
+  // team (3,186,688 B: 49 units) fits alone.
   int pid = static_cast<int>(getpid()) * (g_rank == 0), job = 0;
   MPI_Allreduce(&pid, &job, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   setenv("SHMCOLL_MPI_BUDGET_SCOPE", ("budget-test-" + std::to_string(job)).c_str(), 1);
