@@ -248,7 +248,6 @@ bool ScattervOp::advance_data(sync::WaitTarget& blocked_on) {
   if (team_.rank() == sig_.root) return advance_root(blocked_on);
   if (stage_ == Stage::kStart) {
     const sync::WaitTarget record_posted = scatterv_inbox::awaited(team_, op_, sig_.root);
-    scatterv_inbox::prefetch(team_, op_, sig_.bytes);
     if (!sync::reached(record_posted)) {
       blocked_on = record_posted;
       return false;

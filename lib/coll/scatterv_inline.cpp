@@ -84,7 +84,6 @@ bool InlineScattervOp::advance_data(sync::WaitTarget& blocked_on) {
     return true;
   }
   const sync::WaitTarget record_posted = scatterv_inbox::awaited(team_, op_, sig_.root);
-  scatterv_inbox::prefetch(team_, op_, sig_.bytes);
   if (!sync::reached(record_posted)) {
     blocked_on = record_posted;
     return false;

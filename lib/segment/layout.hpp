@@ -134,11 +134,11 @@ static_assert(sizeof(SignatureHistory) == 12 * kCacheLine);
 // field is atomic: two ranks that both take themselves for the root (a user error, which they
 // find between them) may write the same record at once.
 //
-// Five lines, 296 bytes of payload: blocks of 41-256 bytes used to go through the root's stream
-// after their record, two dependent reads from different places for the receiver, which made
-// 64-256-byte scatterv cost 1.5x what 8 bytes cost (4 ranks on 2 CPUs, through the Open MPI
-// plugin: receivers 0.18-0.32 us against 0.08-0.15). The tag shares the first line with the
-// size and the first 40 bytes; the other lines follow it, so the hardware fetches them together.
+// Five lines, 296 bytes of payload: blocks of 41-296 bytes used to go through the root's stream
+// after their record, two dependent reads from different places for the receiver. 128 bytes,
+// 4 ranks on 2 CPUs through the Open MPI plugin: a receiver took 0.28-0.32 us on the other CPU
+// than the root's and 0.18 on the same, now 0.23-0.24 and 0.09 (8 bytes: 0.15 and 0.08). The
+// tag shares the first line with the size and the first 40 bytes.
 struct alignas(kCacheLine) InboxRecord {
   static constexpr std::size_t kLines = 5;
   static constexpr std::size_t kPayloadWords = (kLines * kCacheLine) / 8 - 3;
