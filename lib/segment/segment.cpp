@@ -1,6 +1,7 @@
 #include "segment/segment.hpp"
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/random.h>
 #include <unistd.h>
 
@@ -58,6 +59,7 @@ Segment Segment::create(const std::string& name, const Geometry& geometry, const
     h.rank_stride = geometry.rank_stride();
     // release: every header field above becomes visible to an attacher that acquires `ready`.
     h.ready.store(1, std::memory_order_release);
+    seg.populate_page_tables();
     return seg;
   } catch (const bip::interprocess_exception& e) {
     bip::shared_memory_object::remove(name.c_str());
@@ -66,6 +68,14 @@ Segment Segment::create(const std::string& name, const Geometry& geometry, const
     bip::shared_memory_object::remove(name.c_str());
     throw;
   }
+}
+
+void Segment::populate_page_tables() {
+#ifdef MADV_POPULATE_WRITE
+  // Within the geometry only: attach calls this after the header and the object's size checked
+  // out, and populating a hole of a larger object would allocate pages there.
+  madvise(base(), geometry_.total_bytes(), MADV_POPULATE_WRITE);
+#endif
 }
 
 void Segment::map(const bip::shared_memory_object& shm, const Geometry& geometry) {
@@ -94,6 +104,7 @@ Segment Segment::attach(const std::string& name, const Geometry& expected) {
                                   ? "ready flag is " + std::to_string(ready) + ", expected 1"
                                   : check_header(h, static_cast<std::uint64_t>(actual), expected);
   if (!problem.empty()) throw SegmentError(describe(name) + ": " + problem);
+  seg.populate_page_tables();
   return seg;
 }
 

@@ -44,6 +44,11 @@ class Segment {
   // Maps and records the geometry; the rank areas' place is computed here once (every access to
   // a peer's line goes through rank(), several times per operation).
   void map(const boost::interprocess::shared_memory_object& shm, const Geometry& geometry);
+  // Fills this process's page tables for the whole segment, its pages being allocated already
+  // (create_reserved_object), so that no collective takes a page fault on a line it touches for
+  // the first time. Best effort: kernels before Linux 5.14 refuse it, and then the faults come
+  // one page at a time as before.
+  void populate_page_tables();
 
   boost::interprocess::mapped_region region_;
   Geometry geometry_;
