@@ -295,6 +295,41 @@ TEST_CASE(
   CHECK(single_copy_block(shape, Kind::kGather, 1 << 20));
 }
 
+TEST_CASE(
+    "algorithm registry: oversubscribed, scatter and gather blocks take the single copy later") {
+  registry::TeamShape shape{.size = 4,
+                            .single_copy = true,
+                            .oversubscribed = true,
+                            .single_copy_min_bytes = 16384,
+                            .oversubscribed_bcast_single_copy_min_bytes = 1 << 20,
+                            .oversubscribed_single_copy_min_bytes = 32768,
+                            .slot_bytes = 65536,
+                            .slots = 16};
+  using registry::single_copy_block;
+  for (Kind k : {Kind::kScatter, Kind::kGather, Kind::kScatterv, Kind::kGatherv}) {
+    CAPTURE(kind_name(k));
+    CHECK_FALSE(single_copy_block(shape, k, 16384));
+    CHECK_FALSE(single_copy_block(shape, k, 32767));
+    CHECK(single_copy_block(shape, k, 32768));
+    shape.oversubscribed = false;  // a CPU each (2 ranks: no team-size rule): the general size
+    shape.size = 2;
+    CHECK(single_copy_block(shape, k, 16384));
+    CHECK_FALSE(single_copy_block(shape, k, 16383));
+    shape.single_copy_always = true;  // always: no exception
+    shape.oversubscribed = true;
+    shape.size = 4;
+    CHECK(single_copy_block(shape, k, 16384));
+    shape.single_copy_always = false;
+  }
+  // Broadcast keeps its own rule: from 1 MiB and past the 1 MiB ring.
+  CHECK_FALSE(single_copy_block(shape, Kind::kBcast, 32768));
+  CHECK(single_copy_block(shape, Kind::kBcast, (1 << 20) + 1));
+  // A smaller oversubscribed minimum does not go below the general one.
+  shape.oversubscribed_single_copy_min_bytes = 1024;
+  CHECK_FALSE(single_copy_block(shape, Kind::kGather, 8192));
+  CHECK(single_copy_block(shape, Kind::kGather, 16384));
+}
+
 TEST_CASE("options: the default ring is 1 MiB per rank up to 8 ranks, 4 slots above") {
   Options o;
   CHECK(o.slots_for(2) == 16);

@@ -53,6 +53,7 @@ void print_algorithms(const shmcoll::Options& options, int ranks,
   shape.single_copy_min_bytes = options.single_copy_min_bytes;
   shape.oversubscribed_bcast_single_copy_min_bytes =
       options.oversubscribed_bcast_single_copy_min_bytes;
+  shape.oversubscribed_single_copy_min_bytes = options.oversubscribed_single_copy_min_bytes;
   shape.scatter_single_copy_min_team_bytes = options.scatter_single_copy_min_team_bytes;
   shape.gather_single_copy_min_team_bytes = options.gather_single_copy_min_team_bytes;
   shape.slot_bytes = (options.slot_bytes + 63) / 64 * 64;
@@ -65,8 +66,8 @@ void print_algorithms(const shmcoll::Options& options, int ranks,
   std::printf("\nalgorithms on this team (%s single copy%s):\n",
               shape.single_copy ? "assuming the probe grants" : "without",
               shape.oversubscribed ? "; more ranks than this process's CPUs" : "");
-  const std::uint64_t sizes[] = {8,       1024,    16 * 1024, options.single_copy_min_bytes,
-                                 1 << 20, 16 << 20};
+  const std::uint64_t sizes[] = {8,        1024,    8 * 1024, options.single_copy_min_bytes,
+                                 64 << 10, 1 << 20, 16 << 20};
   for (Kind kind : {Kind::kBcast, Kind::kScatter, Kind::kGather, Kind::kScatterv, Kind::kGatherv}) {
     const bool v_form = kind == Kind::kScatterv || kind == Kind::kGatherv;
     if (v_form) {

@@ -62,9 +62,22 @@ struct Options {
   SingleCopy single_copy = SingleCopy::kAuto;
   // Per-rank block size (bytes) from which flat broadcast, scatter and gather use the single
   // copy, when the team has it. Below it the slots win: no system call per transfer. Measured
-  // on 2 cores (bench/results/): from 32 KiB all three are faster with the single copy
-  // (scatter and gather already from 16 KiB, broadcast from 32 KiB).
-  std::size_t single_copy_min_bytes = 32 * 1024;
+  // at np=2 on 2 cores, 16 KiB against 32 KiB here, 5 alternating rounds through each MPI's
+  // plugin (bench/results/single-copy-16k-2026-11-25-2core-vm): at 16 KiB broadcast took
+  // 0.77x (Open MPI plugin) and 0.99x (MPICH's), scatter 0.80 and 0.82, scatterv 0.91 and 0.93,
+  // gather 0.91 and 0.90, gatherv 1.03 and 0.95 of the time through the slots; at 8 KiB the
+  // single copy lost (broadcast 1.44-1.55 us against 1.12-1.22). Oversubscribed teams start later
+  // (oversubscribed_single_copy_min_bytes). The cooperative split (root_shares.hpp,
+  // copy_balance.hpp) moved this from the 32 KiB measured before it.
+  std::size_t single_copy_min_bytes = 16 * 1024;
+  // Per-rank block size from which scatter(v) and gather(v) use the single copy in a team with
+  // more ranks than CPUs (SHMCOLL_SINGLE_COPY=auto; broadcast has its own rule below), if it is
+  // larger than single_copy_min_bytes. There a root takes no share of the copies, and each
+  // peer's copy runs in its own time slice. 16 KiB blocks with 4 and 8 ranks on 2 cores, two
+  // sets of 3 runs (same folder): gather(v) 1.3-2.7 us through the slots against 2.7-7.7 with
+  // the single copy, scatterv at 4 ranks 2.5-2.8 against 2.7-3.0; only scatter(v) at 8 ranks
+  // gained (4.0-7.7 against 5.5-11.5), so the bound holds for all four.
+  std::size_t oversubscribed_single_copy_min_bytes = 32 * 1024;
   // Per-rank block size from which broadcast, scatter and gather copy straight between the
   // ranks' buffers with memcpy where every rank's buffer lies in one shared allocation
   // (Team::allocate_shared, adopt_shared: an MPI-3 shared window), as far as the single copy
