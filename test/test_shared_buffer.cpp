@@ -195,14 +195,15 @@ void run_shared_copies(Team& team, RankContext& ctx, std::byte* send, std::byte*
 // Team shapes in which the straight copy between shared buffers takes every block from
 // `least` bytes on (TeamImpl::shared_copy_for): 2 ranks with a CPU each, from
 // shared_copy_min_bytes; 3 ranks counted on one CPU (oversubscribed), where the single copy's
-// rules apply, which take broadcasts only from 1 MiB and past the slot ring.
+// rules apply, which take scatters from 16 KiB, gathers from 32 KiB and broadcasts only from
+// 1 MiB and past the slot ring (`least` is then the smallest of them).
 struct SharedCopyShape {
   int nranks;
   int team_cpus;
   std::uint64_t least;
   std::uint64_t block;  // a block size every collective moves straight
 };
-const SharedCopyShape kSharedCopyShapes[] = {{2, 64, 4096, 100'000}, {3, 1, 32768, 1'100'000}};
+const SharedCopyShape kSharedCopyShapes[] = {{2, 64, 4096, 100'000}, {3, 1, 16384, 1'100'000}};
 
 TEST_CASE(
     "without cross-memory attach, broadcast, scatter(v) and gather(v) between shared buffers "

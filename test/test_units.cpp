@@ -295,18 +295,17 @@ TEST_CASE(
   CHECK(single_copy_block(shape, Kind::kGather, 1 << 20));
 }
 
-TEST_CASE(
-    "algorithm registry: oversubscribed, scatter and gather blocks take the single copy later") {
+TEST_CASE("algorithm registry: oversubscribed, gather blocks take the single copy later") {
   registry::TeamShape shape{.size = 4,
                             .single_copy = true,
                             .oversubscribed = true,
                             .single_copy_min_bytes = 16384,
                             .oversubscribed_bcast_single_copy_min_bytes = 1 << 20,
-                            .oversubscribed_single_copy_min_bytes = 32768,
+                            .oversubscribed_gather_single_copy_min_bytes = 32768,
                             .slot_bytes = 65536,
                             .slots = 16};
   using registry::single_copy_block;
-  for (Kind k : {Kind::kScatter, Kind::kGather, Kind::kScatterv, Kind::kGatherv}) {
+  for (Kind k : {Kind::kGather, Kind::kGatherv}) {
     CAPTURE(kind_name(k));
     CHECK_FALSE(single_copy_block(shape, k, 16384));
     CHECK_FALSE(single_copy_block(shape, k, 32767));
@@ -321,11 +320,16 @@ TEST_CASE(
     CHECK(single_copy_block(shape, k, 16384));
     shape.single_copy_always = false;
   }
+  for (Kind k : {Kind::kScatter, Kind::kScatterv}) {  // the general size
+    CAPTURE(kind_name(k));
+    CHECK(single_copy_block(shape, k, 16384));
+    CHECK_FALSE(single_copy_block(shape, k, 16383));
+  }
   // Broadcast keeps its own rule: from 1 MiB and past the 1 MiB ring.
   CHECK_FALSE(single_copy_block(shape, Kind::kBcast, 32768));
   CHECK(single_copy_block(shape, Kind::kBcast, (1 << 20) + 1));
   // A smaller oversubscribed minimum does not go below the general one.
-  shape.oversubscribed_single_copy_min_bytes = 1024;
+  shape.oversubscribed_gather_single_copy_min_bytes = 1024;
   CHECK_FALSE(single_copy_block(shape, Kind::kGather, 8192));
   CHECK(single_copy_block(shape, Kind::kGather, 16384));
 }

@@ -53,7 +53,8 @@ void print_algorithms(const shmcoll::Options& options, int ranks,
   shape.single_copy_min_bytes = options.single_copy_min_bytes;
   shape.oversubscribed_bcast_single_copy_min_bytes =
       options.oversubscribed_bcast_single_copy_min_bytes;
-  shape.oversubscribed_single_copy_min_bytes = options.oversubscribed_single_copy_min_bytes;
+  shape.oversubscribed_gather_single_copy_min_bytes =
+      options.oversubscribed_gather_single_copy_min_bytes;
   shape.scatter_single_copy_min_team_bytes = options.scatter_single_copy_min_team_bytes;
   shape.gather_single_copy_min_team_bytes = options.gather_single_copy_min_team_bytes;
   shape.slot_bytes = (options.slot_bytes + 63) / 64 * 64;

@@ -66,18 +66,18 @@ struct Options {
   // plugin (bench/results/single-copy-16k-2026-11-25-2core-vm): at 16 KiB broadcast took
   // 0.77x (Open MPI plugin) and 0.99x (MPICH's), scatter 0.80 and 0.82, scatterv 0.91 and 0.93,
   // gather 0.91 and 0.90, gatherv 1.03 and 0.95 of the time through the slots; at 8 KiB the
-  // single copy lost (broadcast 1.44-1.55 us against 1.12-1.22). Oversubscribed teams start later
-  // (oversubscribed_single_copy_min_bytes). The cooperative split (root_shares.hpp,
-  // copy_balance.hpp) moved this from the 32 KiB measured before it.
+  // single copy lost (broadcast 1.44-1.55 us against 1.12-1.22). Oversubscribed teams gather
+  // with it later (oversubscribed_gather_single_copy_min_bytes). The cooperative split
+  // (root_shares.hpp, copy_balance.hpp) moved this from the 32 KiB measured before it.
   std::size_t single_copy_min_bytes = 16 * 1024;
-  // Per-rank block size from which scatter(v) and gather(v) use the single copy in a team with
-  // more ranks than CPUs (SHMCOLL_SINGLE_COPY=auto; broadcast has its own rule below), if it is
-  // larger than single_copy_min_bytes. There a root takes no share of the copies, and each
-  // peer's copy runs in its own time slice. 16 KiB blocks with 4 and 8 ranks on 2 cores, two
+  // Per-rank block size from which gather and gatherv use the single copy in a team with more
+  // ranks than CPUs (SHMCOLL_SINGLE_COPY=auto; broadcast has its own rule below), if it is also
+  // single_copy_min_bytes or more. There the root takes no share of the copies and waits for
+  // each sender's in that sender's time slice. 16 KiB blocks with 4 and 8 ranks on 2 cores, two
   // sets of 3 runs (same folder): gather(v) 1.3-2.7 us through the slots against 2.7-7.7 with
-  // the single copy, scatterv at 4 ranks 2.5-2.8 against 2.7-3.0; only scatter(v) at 8 ranks
-  // gained (4.0-7.7 against 5.5-11.5), so the bound holds for all four.
-  std::size_t oversubscribed_single_copy_min_bytes = 32 * 1024;
+  // the single copy. Scatter(v) keeps single_copy_min_bytes: at 8 ranks and 16 KiB it took
+  // 0.68-0.69x the slots' time (5 alternating rounds), at 4 ranks 1.03-1.07x.
+  std::size_t oversubscribed_gather_single_copy_min_bytes = 32 * 1024;
   // Per-rank block size from which broadcast, scatter and gather copy straight between the
   // ranks' buffers with memcpy where every rank's buffer lies in one shared allocation
   // (Team::allocate_shared, adopt_shared: an MPI-3 shared window), as far as the single copy

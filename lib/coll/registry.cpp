@@ -23,9 +23,12 @@ bool single_copy_block(const TeamShape& shape, Kind kind, std::uint64_t block_by
   if (kind == Kind::kBcast && shape.oversubscribed)
     return block_bytes >= shape.oversubscribed_bcast_single_copy_min_bytes &&
            block_bytes > std::uint64_t{shape.slots} * shape.slot_bytes;
-  // Scatter and gather in an oversubscribed team: without the root's share, the single copy
-  // starts paying later (Options::oversubscribed_single_copy_min_bytes).
-  if (shape.oversubscribed && block_bytes < shape.oversubscribed_single_copy_min_bytes)
+  // Gather in an oversubscribed team: without the root's share, the root waits for each
+  // sender's copy in that sender's time slice, and the single copy starts paying later
+  // (Options::oversubscribed_gather_single_copy_min_bytes).
+  const bool gather = kind == Kind::kGather || kind == Kind::kGatherv;
+  if (gather && shape.oversubscribed &&
+      block_bytes < shape.oversubscribed_gather_single_copy_min_bytes)
     return false;
   // More than 2 ranks, each with a CPU: every broadcast reader pins and copies the root's same
   // pages, and a scatter's or gather's single copies cost more than the root's memcpys through

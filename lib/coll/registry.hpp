@@ -57,8 +57,8 @@ struct TeamShape {
   bool single_copy_always = false;  // SHMCOLL_SINGLE_COPY=always: no exception for broadcast
   std::uint64_t single_copy_min_bytes = 0;
   std::uint64_t oversubscribed_bcast_single_copy_min_bytes = 0;
-  std::uint64_t oversubscribed_single_copy_min_bytes = 0;  // see Options
-  std::uint64_t scatter_single_copy_min_team_bytes = 0;    // see Options
+  std::uint64_t oversubscribed_gather_single_copy_min_bytes = 0;  // see Options
+  std::uint64_t scatter_single_copy_min_team_bytes = 0;           // see Options
   std::uint64_t gather_single_copy_min_team_bytes = 0;
   std::uint64_t slot_bytes = 0;
   std::uint32_t slots = 0;

@@ -126,8 +126,8 @@ const std::vector<Row>& rows() {
        "auto: messages of SHMCOLL_SINGLE_COPY_MIN_BYTES and more per rank move with one copy "
        "between the ranks' buffers (cross-memory attach) when every pair of ranks may use it; "
        "in a team with more ranks than CPUs a broadcast only from "
-       "SHMCOLL_OVERSUBSCRIBED_BCAST_SINGLE_COPY_MIN_BYTES, scatter(v) and gather(v) blocks from "
-       "SHMCOLL_OVERSUBSCRIBED_SINGLE_COPY_MIN_BYTES; in a team of more than 2 ranks with "
+       "SHMCOLL_OVERSUBSCRIBED_BCAST_SINGLE_COPY_MIN_BYTES, gather(v) blocks from "
+       "SHMCOLL_OVERSUBSCRIBED_GATHER_SINGLE_COPY_MIN_BYTES; in a team of more than 2 ranks with "
        "a CPU each, never a broadcast, and scatter(v) and gather(v) blocks from "
        "SHMCOLL_{SCATTER,GATHER}_SINGLE_COPY_MIN_TEAM_BYTES; always: from "
        "SHMCOLL_SINGLE_COPY_MIN_BYTES without those exceptions; off: never (the slots, or a "
@@ -180,14 +180,16 @@ const std::vector<Row>& rows() {
          o.gather_single_copy_min_team_bytes = static_cast<std::size_t>(
              parse_integer("SHMCOLL_GATHER_SINGLE_COPY_MIN_TEAM_BYTES", v, 1, 1ll << 50));
        }},
-      {"SHMCOLL_OVERSUBSCRIBED_SINGLE_COPY_MIN_BYTES",
-       "block size per rank from which scatter(v) and gather(v) use the single copy in a team "
-       "with more ranks than CPUs (SHMCOLL_SINGLE_COPY=auto), if it is also "
+      {"SHMCOLL_OVERSUBSCRIBED_GATHER_SINGLE_COPY_MIN_BYTES",
+       "block size per rank from which gather and gatherv use the single copy in a team with "
+       "more ranks than CPUs (SHMCOLL_SINGLE_COPY=auto), if it is also "
        "SHMCOLL_SINGLE_COPY_MIN_BYTES or more",
-       [](const Options& o) { return std::to_string(o.oversubscribed_single_copy_min_bytes); },
+       [](const Options& o) {
+         return std::to_string(o.oversubscribed_gather_single_copy_min_bytes);
+       },
        [](Options& o, const std::string& v) {
-         o.oversubscribed_single_copy_min_bytes = static_cast<std::size_t>(
-             parse_integer("SHMCOLL_OVERSUBSCRIBED_SINGLE_COPY_MIN_BYTES", v, 1, 1ll << 40));
+         o.oversubscribed_gather_single_copy_min_bytes = static_cast<std::size_t>(
+             parse_integer("SHMCOLL_OVERSUBSCRIBED_GATHER_SINGLE_COPY_MIN_BYTES", v, 1, 1ll << 40));
        }},
       {"SHMCOLL_OVERSUBSCRIBED_BCAST_SINGLE_COPY_MIN_BYTES",
        "message size from which a broadcast uses the single copy in a team with more ranks than "

@@ -89,7 +89,7 @@ registry::TeamShape TeamImpl::make_shape(int root) {
           options_.single_copy == SingleCopy::kAlways,
           options_.single_copy_min_bytes,
           options_.oversubscribed_bcast_single_copy_min_bytes,
-          options_.oversubscribed_single_copy_min_bytes,
+          options_.oversubscribed_gather_single_copy_min_bytes,
           options_.scatter_single_copy_min_team_bytes,
           options_.gather_single_copy_min_team_bytes,
           slot_bytes(),

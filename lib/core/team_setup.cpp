@@ -38,7 +38,7 @@ struct JoinInfo {
   std::uint64_t single_copy_min_bytes = 0;
   std::uint64_t shared_copy_min_bytes = 0;
   std::uint64_t oversubscribed_bcast_single_copy_min_bytes = 0;
-  std::uint64_t oversubscribed_single_copy_min_bytes = 0;
+  std::uint64_t oversubscribed_gather_single_copy_min_bytes = 0;
   std::uint64_t scatter_single_copy_min_team_bytes = 0;
   std::uint64_t gather_single_copy_min_team_bytes = 0;
   std::uint64_t gather_pipeline_min_bytes = 0;
@@ -97,7 +97,8 @@ void TeamImpl::form(Bootstrap& bootstrap) {
     mine.shared_copy_min_bytes = options_.shared_copy_min_bytes;
     mine.oversubscribed_bcast_single_copy_min_bytes =
         options_.oversubscribed_bcast_single_copy_min_bytes;
-    mine.oversubscribed_single_copy_min_bytes = options_.oversubscribed_single_copy_min_bytes;
+    mine.oversubscribed_gather_single_copy_min_bytes =
+        options_.oversubscribed_gather_single_copy_min_bytes;
     mine.scatter_single_copy_min_team_bytes = options_.scatter_single_copy_min_team_bytes;
     mine.gather_single_copy_min_team_bytes = options_.gather_single_copy_min_team_bytes;
     mine.gather_pipeline_min_bytes = options_.gather_pipeline_min_bytes;
@@ -146,7 +147,8 @@ void TeamImpl::form(Bootstrap& bootstrap) {
   options_.shared_copy_min_bytes = creator.shared_copy_min_bytes;
   options_.oversubscribed_bcast_single_copy_min_bytes =
       creator.oversubscribed_bcast_single_copy_min_bytes;
-  options_.oversubscribed_single_copy_min_bytes = creator.oversubscribed_single_copy_min_bytes;
+  options_.oversubscribed_gather_single_copy_min_bytes =
+      creator.oversubscribed_gather_single_copy_min_bytes;
   options_.scatter_single_copy_min_team_bytes = creator.scatter_single_copy_min_team_bytes;
   options_.gather_single_copy_min_team_bytes = creator.gather_single_copy_min_team_bytes;
   options_.gather_pipeline_min_bytes = creator.gather_pipeline_min_bytes;
@@ -298,9 +300,9 @@ std::string TeamImpl::data_paths() const {
     const std::uint64_t from =
         std::max<std::uint64_t>({options_.single_copy_min_bytes,
                                  options_.oversubscribed_bcast_single_copy_min_bytes, ring + 1});
-    const std::uint64_t blocks_from = std::max<std::uint64_t>(
-        options_.single_copy_min_bytes, options_.oversubscribed_single_copy_min_bytes);
-    return text + ", for scatter(v) and gather(v) blocks from " + std::to_string(blocks_from) +
+    const std::uint64_t gather_from = std::max<std::uint64_t>(
+        options_.single_copy_min_bytes, options_.oversubscribed_gather_single_copy_min_bytes);
+    return text + ", for gather(v) blocks from " + std::to_string(gather_from) +
            " bytes and for broadcast from " + std::to_string(from) +
            " bytes (the team is oversubscribed; a message its slot ring holds keeps the slots)" +
            shared_copy;
