@@ -4,8 +4,11 @@
 # then build B's. Rounds alternate so that a machine that drifts (a VM whose CPUs move) moves
 # both builds alike. Files: <A|B|native>-np<N>-<round>.csv; machine.txt has the machine, the two
 # commits and the core round trip before each round. bench/summarize_builds.py summarizes.
+# ENV_A and ENV_B (NAME=VALUE words) are set for A's and for B's runs only: with the same build
+# twice, they compare two settings of a parameter.
 # usage: [NPS="2"] [MPI=openmpi|mpich] [COLLS=scatter,gather] [MIN_BYTES=32K] [MAX_BYTES=16M]
-#        [BENCH_ARGS=...] bench/compare_builds.sh BUILD_A BUILD_B OUT_DIR [ROUNDS]
+#        [BENCH_ARGS=...] [ENV_A=...] [ENV_B=...] bench/compare_builds.sh BUILD_A BUILD_B OUT_DIR
+#        [ROUNDS]
 set -euo pipefail
 a=$1 b=$2 out=$3 rounds=${4:-5}
 mpi=${MPI:-openmpi}
@@ -15,18 +18,22 @@ mkdir -p "$out"
   lscpu | grep -E '^(Model name|Socket|Core|Thread|NUMA node\(s\)|L[123])' || true
   echo "A: $a ($(git -C "$a/.." rev-parse --short HEAD 2>/dev/null || echo unknown))"
   echo "B: $b ($(git -C "$b/.." rev-parse --short HEAD 2>/dev/null || echo unknown))"
+  echo "environment of A: ${ENV_A:-}; of B: ${ENV_B:-}"
   echo "mpi-bench arguments: --coll ${COLLS:-scatter,gather} ${BENCH_ARGS:-}"
 } > "$out/machine.txt"
 bin="$b/bench/mpi-bench-$mpi"
+# shellcheck disable=SC2206 # BENCH_ARGS is meant to split into words
 args=(--coll "${COLLS:-scatter,gather}" --min-bytes "${MIN_BYTES:-32K}"
       --max-bytes "${MAX_BYTES:-16M}" ${BENCH_ARGS:-})
 # The launcher, up to its rank-count argument, and the words that preload a build's plugin.
 if [ "$mpi" = openmpi ]; then
   launcher=(mpirun.openmpi --allow-run-as-root --oversubscribe --bind-to core:overload-allowed -np)
   preload() { echo -x "LD_PRELOAD=$(realpath "$1/lib/libshmcoll_mpi_openmpi.so")"; }
+  environment() { for kv in $1; do echo -x "$kv"; done; }
 else
   launcher=(mpiexec.mpich -bind-to core -n)
   preload() { echo -env LD_PRELOAD "$(realpath "$1/lib/libshmcoll_mpi_mpich.so")"; }
+  environment() { for kv in $1; do echo -env "${kv%%=*}" "${kv#*=}"; done; }
 fi
 for round in $(seq 1 "$rounds"); do
   for np in ${NPS:-2}; do
@@ -34,9 +41,11 @@ for round in $(seq 1 "$rounds"); do
     echo "round $round np $np: $("$b/bench/core-round-trip" 2>&1)" >> "$out/machine.txt"
     "${launch[@]}" "$bin" --label native "${args[@]}" > "$out/native-np$np-$round.csv"
     # shellcheck disable=SC2046 # preload prints the launcher's words for the variable
-    "${launch[@]}" $(preload "$a") "$bin" --label A "${args[@]}" > "$out/A-np$np-$round.csv"
+    "${launch[@]}" $(preload "$a") $(environment "${ENV_A:-}") "$bin" --label A "${args[@]}" \
+      > "$out/A-np$np-$round.csv"
     # shellcheck disable=SC2046
-    "${launch[@]}" $(preload "$b") "$bin" --label B "${args[@]}" > "$out/B-np$np-$round.csv"
+    "${launch[@]}" $(preload "$b") $(environment "${ENV_B:-}") "$bin" --label B "${args[@]}" \
+      > "$out/B-np$np-$round.csv"
   done
 done
 echo "results in $out"
