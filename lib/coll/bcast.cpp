@@ -16,7 +16,10 @@ BcastOp::BcastOp(TeamImpl& team, void* buffer, Count count, Datatype type, int r
   validate::buffer(ctx, "buffer", buffer, sig_.bytes);
   validate::stream_length(ctx, sig_.bytes);
   expose(buffer, sig_.bytes);
-  if (ctx.is_root()) lend(buffer, sig_.bytes);
+  if (ctx.is_root()) {
+    lend(buffer, sig_.bytes);
+    expect_root_stores(sig_.bytes);
+  }
 }
 
 bool BcastOp::advance_data(sync::WaitTarget& blocked_on) {

@@ -25,7 +25,10 @@ ScatterOp::ScatterOp(TeamImpl& team, const void* sendbuf, Count sendcount, Datat
   }
   expose(ctx.is_root() ? sendbuf : recvbuf,
          ctx.is_root() ? all_blocks_bytes(sig_.bytes, team.size()) : sig_.bytes);
-  if (ctx.is_root()) offer_copy_weight(team.copy_balance().weight(Kind::kScatter, sig_.bytes));
+  if (ctx.is_root()) {
+    offer_copy_weight(team.copy_balance().weight(Kind::kScatter, sig_.bytes));
+    expect_root_stores(sig_.bytes * static_cast<std::uint64_t>(team.size() - 1));
+  }
 }
 
 bool ScatterOp::advance_data(sync::WaitTarget& blocked_on) {

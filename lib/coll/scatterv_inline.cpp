@@ -51,7 +51,12 @@ InlineScattervOp::InlineScattervOp(TeamImpl& team, const void* sendbuf,
   }
   scatterv_args::check_root(ctx, team.options().checks, sendbuf, sendcounts, displs, sendtype,
                             recvbuf, recvcount, recvtype, in_place, blocks_);
-  for (const validate::Block& blk : blocks_) lend(sendbuf_ + blk.offset, blk.bytes);
+  std::uint64_t others = 0;
+  for (const validate::Block& blk : blocks_) {
+    lend(sendbuf_ + blk.offset, blk.bytes);
+    others += blk.bytes;
+  }
+  expect_root_stores(others - blocks_[static_cast<std::size_t>(root)].bytes);
   sig_.bytes = 0;  // as ScattervOp's root: it checks each peer against sendcounts instead
 }
 

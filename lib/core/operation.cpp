@@ -126,8 +126,9 @@ void CollectiveOp::compare_everyone_arrived() {
   // seq_cst, paired with the same fence of every peer that compares this one: each rank
   // published its arrival before its fence and reads the others' status lines after it, so of
   // any two ranks at least one sees the other arrived (or past): every pair is compared by one
-  // of its ranks.
-  std::atomic_thread_fence(std::memory_order_seq_cst);
+  // of its ranks. A root under deferred checks took it at its arrival (arrive), which keeps
+  // both halves of that order.
+  if (!fenced_at_arrival_) std::atomic_thread_fence(std::memory_order_seq_cst);
   for (; next_peer_ < team_.size(); ++next_peer_) {
     if (compared_without_agreeing(next_peer_)) continue;
     compare_if_arrived(next_peer_);
@@ -273,6 +274,22 @@ void CollectiveOp::arrive() {
   op_ = team_.next_op();
   plan_before_arrival();
   team_.publish_arrival(op_, sig_, exposed_, exposed_bytes_, copy_weight_);
+  if (fence_at_arrival_ && team_.options().checks == CheckLevel::kDeferred &&
+      team_.rank() == sig_.root) {
+    // The fence of compare_everyone_arrived, which a root always reaches under deferred checks,
+    // taken here: what it orders is this arrival before the loads of the peers' status lines,
+    // and those come later either way. After the data it waits for the stores of every line
+    // the root wrote, which the receivers had read in the call before: broadcast and scatter
+    // roots at np=2 took 0.68-0.72 us at 4 KiB, where the MPICH root returned after 0.29-0.57.
+    // Here it delays the data instead, by the store of the arrival alone, which costs small
+    // calls more than the late fence does (expect_root_stores). Alternating rounds at np=2
+    // against the late fence, through both MPIs' plugins
+    // (bench/results/early-fence-2026-11-25-2core-vm): broadcast and scatter 0.73-0.85x the
+    // time at 2-4 KiB and 0.88-0.93 at 1 KiB, scatterv 0.83-0.93 at 1 KiB; 512 B 0.95-1.06 and
+    // 1-256 B 0.96-1.10, so only from 1 KiB.
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    fenced_at_arrival_ = true;
+  }
   fault_point(FaultPoint::kArrived);
   stage_ = Stage::kData;
 }

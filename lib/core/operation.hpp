@@ -96,6 +96,11 @@ class CollectiveOp {
   // The data stage's last acknowledgement, published only if this rank must wait before it
   // departs (a departure acknowledges everything), saving one store to a shared line.
   void defer_final_ack(std::uint64_t step) { deferred_ack_step_ = step; }
+  // The root, from its constructor: `bytes` of data it stores in this call into lines its peers
+  // read (a stream, records). From kEarlyFenceBytes on, under CheckLevel::kDeferred, the fence
+  // of its comparisons runs at its arrival instead of after the data (see arrive).
+  void expect_root_stores(std::uint64_t bytes) { fence_at_arrival_ = bytes >= kEarlyFenceBytes; }
+  static constexpr std::uint64_t kEarlyFenceBytes = 1024;
 
   // Records memory the operation reads from its caller, in debug builds only.
   void lend(const void* data, std::uint64_t bytes) {
@@ -158,6 +163,11 @@ class CollectiveOp {
   int next_peer_ = 0;
   int next_required_ = 0;  // the next peer to check for must_compare
   std::uint64_t deferred_ack_step_ = 0;
+  // CheckLevel::kDeferred, the root: whether its pairing fence is to run right after its
+  // arrival (expect_root_stores), and whether it did, so that compare_everyone_arrived needs none
+  // of its own.
+  bool fence_at_arrival_ = false;
+  bool fenced_at_arrival_ = false;
 };
 
 // Makes the comparisons that team.take_deferred_root_check() holds (see DeferredRootCheck):
@@ -167,10 +177,10 @@ void settle_deferred_root_check(TeamImpl& team);
 
 // What a peer published on arrival in an operation (its status line).
 struct PeerArrival {
-  std::uint64_t packed = 0;     // OpSignature::packed(): collective and root
-  std::uint64_t bytes = 0;      // what it sends or receives
-  std::uint64_t address = 0;    // its buffer, in its address space (single-copy transfers)
-  std::uint64_t shared_id = 0;  // the allocate_shared allocation holding it, 0 for none
+  std::uint64_t packed = 0;       // OpSignature::packed(): collective and root
+  std::uint64_t bytes = 0;        // what it sends or receives
+  std::uint64_t address = 0;      // its buffer, in its address space (single-copy transfers)
+  std::uint64_t shared_id = 0;    // the allocate_shared allocation holding it, 0 for none
   std::uint64_t copy_weight = 0;  // a scatter's or gather's root: CopyBalance units, else 0
 };
 
