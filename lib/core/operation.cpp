@@ -275,7 +275,7 @@ void CollectiveOp::arrive() {
   plan_before_arrival();
   team_.publish_arrival(op_, sig_, exposed_, exposed_bytes_, copy_weight_);
   if (fence_at_arrival_ && team_.options().checks == CheckLevel::kDeferred &&
-      team_.rank() == sig_.root) {
+      team_.rank() == sig_.root && !team_.oversubscribed()) {
     // The fence of compare_everyone_arrived, which a root always reaches under deferred checks,
     // taken here: what it orders is this arrival before the loads of the peers' status lines,
     // and those come later either way. After the data it waits for the stores of every line
@@ -286,7 +286,9 @@ void CollectiveOp::arrive() {
     // against the late fence, through both MPIs' plugins
     // (bench/results/early-fence-2026-11-25-2core-vm): broadcast and scatter 0.73-0.85x the
     // time at 2-4 KiB and 0.88-0.93 at 1 KiB, scatterv 0.83-0.93 at 1 KiB; 512 B 0.95-1.06 and
-    // 1-256 B 0.96-1.10, so only from 1 KiB.
+    // 1-256 B 0.96-1.10, so only from 1 KiB. Not in oversubscribed teams, where the receivers
+    // mostly start after the root has finished: 4 ranks on 2 CPUs, 7 rounds, scatterv took
+    // 1.05-1.13x the time at 512 B-4 KiB, broadcast and scatter 0.80-1.08.
     std::atomic_thread_fence(std::memory_order_seq_cst);
     fenced_at_arrival_ = true;
   }

@@ -97,8 +97,9 @@ class CollectiveOp {
   // departs (a departure acknowledges everything), saving one store to a shared line.
   void defer_final_ack(std::uint64_t step) { deferred_ack_step_ = step; }
   // The root, from its constructor: `bytes` of data it stores in this call into lines its peers
-  // read (a stream, records). From kEarlyFenceBytes on, under CheckLevel::kDeferred, the fence
-  // of its comparisons runs at its arrival instead of after the data (see arrive).
+  // read (a stream, records). From kEarlyFenceBytes on, under CheckLevel::kDeferred and in a
+  // team with a CPU per rank, the fence of its comparisons runs at its arrival instead of
+  // after the data (see arrive).
   void expect_root_stores(std::uint64_t bytes) { fence_at_arrival_ = bytes >= kEarlyFenceBytes; }
   static constexpr std::uint64_t kEarlyFenceBytes = 1024;
 
