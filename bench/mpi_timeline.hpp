@@ -16,9 +16,6 @@
 
 namespace mpi_bench {
 
-// Spins for `us` microseconds without calling MPI (nothing for 0 or less).
-inline void busy_wait_us(double us);
-
 class Timeline {
  public:
   static double now_us() {
@@ -69,6 +66,7 @@ class Timeline {
   std::vector<double> times_;  // start and end of each timed iteration, in microseconds
 };
 
+// Spins for `us` microseconds without calling MPI (nothing for 0 or less).
 inline void busy_wait_us(double us) {
   if (us <= 0) return;
   const double until = Timeline::now_us() + us;

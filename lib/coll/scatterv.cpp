@@ -31,16 +31,12 @@ ScattervOp::ScattervOp(TeamImpl& team, const void* sendbuf, std::span<const Coun
       expose(recvbuf, sig_.bytes);
     return;
   }
-  scatterv_args::check_root(ctx, team.options().checks, sendbuf, sendcounts, displs, sendtype,
-                            recvbuf, recvcount, recvtype, in_place, blocks_);
+  expect_root_stores(scatterv_args::check_root(ctx, team.options().checks, sendbuf, sendcounts,
+                                               displs, sendtype, recvbuf, recvcount, recvtype,
+                                               in_place, blocks_));
   const PlanVector<validate::Block>& blocks = blocks_;
-  std::uint64_t others = 0;
-  for (const validate::Block& blk : blocks) {
-    lend(sendbuf_ + blk.offset, blk.bytes);
-    others += blk.bytes;
-  }
+  for (const validate::Block& blk : blocks) lend(sendbuf_ + blk.offset, blk.bytes);
   const auto me = static_cast<std::size_t>(root);
-  expect_root_stores(others - blocks[me].bytes);
   sig_.bytes = 0;  // the root checks each peer against sendcounts instead
   if (!in_place && blocks[me].bytes > 0)
     copy_own_ = {sendbuf_ + blocks[me].offset, blocks[me].bytes};

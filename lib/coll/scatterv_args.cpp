@@ -4,10 +4,10 @@
 
 namespace shmcoll::scatterv_args {
 
-void check_root(const validate::Context& ctx, CheckLevel checks, const void* sendbuf,
-                std::span<const Count> sendcounts, std::span<const Count> displs, Datatype sendtype,
-                const void* recvbuf, Count recvcount, Datatype recvtype, bool in_place,
-                PlanVector<validate::Block>& blocks) {
+std::uint64_t check_root(const validate::Context& ctx, CheckLevel checks, const void* sendbuf,
+                         std::span<const Count> sendcounts, std::span<const Count> displs,
+                         Datatype sendtype, const void* recvbuf, Count recvcount, Datatype recvtype,
+                         bool in_place, PlanVector<validate::Block>& blocks) {
   validate::blocks(ctx, "sendcounts", sendcounts, "displs", displs, sendtype, blocks);
   if (checks == CheckLevel::kFull)
     validate::no_overlap(ctx, as_span(blocks), "sendcounts", "displs", "read");
@@ -27,6 +27,7 @@ void check_root(const validate::Context& ctx, CheckLevel checks, const void* sen
     }
     validate::buffer(ctx, "recvbuf", recvbuf, mine);
   }
+  return total;
 }
 
 std::string root_sends_text(std::uint64_t bytes, int peer, const char* type_name) {

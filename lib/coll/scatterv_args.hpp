@@ -15,11 +15,12 @@ namespace shmcoll::scatterv_args {
 
 // The root: sendcounts and displs (and, at CheckLevel::kFull, that no byte is read twice),
 // sendbuf for every block, the stream the blocks could need, and recvbuf for its own block
-// unless in_place. Fills `blocks` with every rank's block of sendbuf.
-void check_root(const validate::Context& ctx, CheckLevel checks, const void* sendbuf,
-                std::span<const Count> sendcounts, std::span<const Count> displs, Datatype sendtype,
-                const void* recvbuf, Count recvcount, Datatype recvtype, bool in_place,
-                PlanVector<validate::Block>& blocks);
+// unless in_place. Fills `blocks` with every rank's block of sendbuf and returns the bytes of
+// the other ranks' blocks.
+std::uint64_t check_root(const validate::Context& ctx, CheckLevel checks, const void* sendbuf,
+                         std::span<const Count> sendcounts, std::span<const Count> displs,
+                         Datatype sendtype, const void* recvbuf, Count recvcount, Datatype recvtype,
+                         bool in_place, PlanVector<validate::Block>& blocks);
 
 // The root's side of a size mismatch with `peer`, to which it sends `bytes` (sendcounts[peer]
 // x a `type_name`): CollectiveOp::expected_bytes_text of both implementations.

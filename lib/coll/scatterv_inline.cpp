@@ -49,14 +49,10 @@ InlineScattervOp::InlineScattervOp(TeamImpl& team, const void* sendbuf,
     sig_.bytes = scatterv_args::check_receiver(ctx, recvbuf, recvcount, recvtype);
     return;
   }
-  scatterv_args::check_root(ctx, team.options().checks, sendbuf, sendcounts, displs, sendtype,
-                            recvbuf, recvcount, recvtype, in_place, blocks_);
-  std::uint64_t others = 0;
-  for (const validate::Block& blk : blocks_) {
-    lend(sendbuf_ + blk.offset, blk.bytes);
-    others += blk.bytes;
-  }
-  expect_root_stores(others - blocks_[static_cast<std::size_t>(root)].bytes);
+  expect_root_stores(scatterv_args::check_root(ctx, team.options().checks, sendbuf, sendcounts,
+                                               displs, sendtype, recvbuf, recvcount, recvtype,
+                                               in_place, blocks_));
+  for (const validate::Block& blk : blocks_) lend(sendbuf_ + blk.offset, blk.bytes);
   sig_.bytes = 0;  // as ScattervOp's root: it checks each peer against sendcounts instead
 }
 

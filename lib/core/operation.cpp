@@ -128,7 +128,7 @@ void CollectiveOp::compare_everyone_arrived() {
   // any two ranks at least one sees the other arrived (or past): every pair is compared by one
   // of its ranks. A root under deferred checks took it at its arrival (arrive), which keeps
   // both halves of that order.
-  if (!fenced_at_arrival_) std::atomic_thread_fence(std::memory_order_seq_cst);
+  if (!fence_at_arrival_) std::atomic_thread_fence(std::memory_order_seq_cst);
   for (; next_peer_ < team_.size(); ++next_peer_) {
     if (compared_without_agreeing(next_peer_)) continue;
     compare_if_arrived(next_peer_);
@@ -274,8 +274,9 @@ void CollectiveOp::arrive() {
   op_ = team_.next_op();
   plan_before_arrival();
   team_.publish_arrival(op_, sig_, exposed_, exposed_bytes_, copy_weight_);
-  if (fence_at_arrival_ && team_.options().checks == CheckLevel::kDeferred &&
-      team_.rank() == sig_.root && !team_.oversubscribed()) {
+  fence_at_arrival_ = fence_at_arrival_ && team_.options().checks == CheckLevel::kDeferred &&
+                      team_.rank() == sig_.root && !team_.oversubscribed();
+  if (fence_at_arrival_) {
     // The fence of compare_everyone_arrived, which a root always reaches under deferred checks,
     // taken here: what it orders is this arrival before the loads of the peers' status lines,
     // and those come later either way. After the data it waits for the stores of every line
@@ -290,7 +291,6 @@ void CollectiveOp::arrive() {
     // mostly start after the root has finished: 4 ranks on 2 CPUs, 7 rounds, scatterv took
     // 1.05-1.13x the time at 512 B-4 KiB, broadcast and scatter 0.80-1.08.
     std::atomic_thread_fence(std::memory_order_seq_cst);
-    fenced_at_arrival_ = true;
   }
   fault_point(FaultPoint::kArrived);
   stage_ = Stage::kData;

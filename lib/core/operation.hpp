@@ -164,11 +164,10 @@ class CollectiveOp {
   int next_peer_ = 0;
   int next_required_ = 0;  // the next peer to check for must_compare
   std::uint64_t deferred_ack_step_ = 0;
-  // CheckLevel::kDeferred, the root: whether its pairing fence is to run right after its
-  // arrival (expect_root_stores), and whether it did, so that compare_everyone_arrived needs none
-  // of its own.
+  // The root's pairing fence runs right after its arrival: asked for by expect_root_stores,
+  // cleared by arrive where it does not apply, so that once arrived it says whether
+  // compare_everyone_arrived still needs its own.
   bool fence_at_arrival_ = false;
-  bool fenced_at_arrival_ = false;
 };
 
 // Makes the comparisons that team.take_deferred_root_check() holds (see DeferredRootCheck):
