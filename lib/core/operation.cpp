@@ -268,11 +268,26 @@ void CollectiveOp::flush_deferred_ack() {
   }
 }
 
+void CollectiveOp::prepare_exposed_buffer() {
+  if (exposed_bytes_ < copy::HugePageCollapser::kHugePageBytes || !team_.options().huge_pages)
+    return;
+  // Whether this call's blocks take the single copy: the choice every rank makes from the same
+  // signature (a v-form's blocks each for itself: this rank's own block here).
+  const Kind kind = sig_.kind;
+  const bool v_form = kind == Kind::kScatterv || kind == Kind::kGatherv;
+  const bool cross_memory = v_form ? team_.single_copy_for(kind, sig_.bytes)
+                                   : team_.choose(kind, sig_.bytes, sig_.root).single_copy;
+  // Here, before the arrival, no peer can be copying from or into the buffer: a collapse
+  // skips pages a peer holds pinned (copy/huge_pages.hpp).
+  if (cross_memory) team_.huge_pages().note_use(exposed_, exposed_bytes_);
+}
+
 void CollectiveOp::arrive() {
   if (stage_ != Stage::kStart) return;
   if (team_.has_deferred_root_check()) settle_deferred_root_check(team_);
   op_ = team_.next_op();
   plan_before_arrival();
+  prepare_exposed_buffer();
   team_.publish_arrival(op_, sig_, exposed_, exposed_bytes_, copy_weight_);
   fence_at_arrival_ = fence_at_arrival_ && team_.options().checks == CheckLevel::kDeferred &&
                       team_.rank() == sig_.root && !team_.oversubscribed();

@@ -134,6 +134,10 @@ class CollectiveOp {
   bool has_must_compare_ = false;  // some peer may need must_compare (set before the call runs)
 
  private:
+  // Before the arrival that lets peers reach the exposed buffer: moves it onto huge pages if
+  // they will copy with cross-memory attach (Options::huge_pages).
+  void prepare_exposed_buffer();
+
   const void* exposed_ = nullptr;
   std::uint64_t exposed_bytes_ = 0;
   std::uint64_t copy_weight_ = 0;

@@ -226,6 +226,14 @@ const std::vector<Row>& rows() {
          o.team_cpus =
              v == "auto" ? 0 : static_cast<int>(parse_integer("SHMCOLL_TEAM_CPUS", v, 1, 1 << 20));
        }},
+      {"SHMCOLL_HUGE_PAGES",
+       "1: a rank's buffer of 2 MiB or more that peers copy from or into with cross-memory "
+       "attach moves onto huge pages (madvise MADV_COLLAPSE) when it is used a second time; "
+       "0: never",
+       [](const Options& o) { return std::string(o.huge_pages ? "1" : "0"); },
+       [](Options& o, const std::string& v) {
+         o.huge_pages = parse_integer("SHMCOLL_HUGE_PAGES", v, 0, 1) == 1;
+       }},
       {"SHMCOLL_VERBOSE", "1: rank 0 logs each team's data paths to stderr when it forms",
        [](const Options& o) { return std::string(o.verbose ? "1" : "0"); },
        [](Options& o, const std::string& v) {

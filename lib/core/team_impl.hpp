@@ -12,6 +12,7 @@
 
 #include "coll/copy_balance.hpp"
 #include "coll/registry.hpp"
+#include "copy/huge_pages.hpp"
 #include "core/shared_buffers.hpp"
 #include "core/signature.hpp"
 #include "segment/segment.hpp"
@@ -179,6 +180,8 @@ class TeamImpl final : public sync::WaitObserver {
   // copy, per block size: it starts, on every rank, at 1 / rank 0's measured ratio (within
   // [0.25, 1]; 0.8 where it was not measured) and follows each root's own calls (CopyBalance).
   CopyBalance& copy_balance() { return copy_balance_; }
+  // This rank's buffers that peers reach through cross-memory attach (Options::huge_pages).
+  copy::HugePageCollapser& huge_pages() { return huge_pages_; }
   // The same weight for a v-form root, which alone plans the shares and sends them to its
   // peers, keyed by its largest block of `block_bytes`: 1 where its buffer lies in memory every
   // rank maps (allocate_shared, adopt_shared), since each peer's part of a block is then a
@@ -328,6 +331,7 @@ class TeamImpl final : public sync::WaitObserver {
   double cross_copy_cost_ = 0;
   double local_copy_weight_ = 0.8;
   CopyBalance copy_balance_;
+  copy::HugePageCollapser huge_pages_;
   std::vector<SlotRecord> slot_records_;
   std::uint64_t slot_mask_ = 0;  // slots() - 1 where that is a power of two above 1, else 0
   std::vector<std::uint64_t> seen_progress_;  // see progress_reached

@@ -1,0 +1,213 @@
+// Buffers that peers reach through cross-memory attach move onto huge pages on their second use
+// (copy/huge_pages.hpp, Options::huge_pages): when, how often, which part, and that the
+// contents and the collectives' results stay what they were.
+#include <doctest/doctest.h>
+#include <sys/mman.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "copy/huge_pages.hpp"
+#include "support/buffers.hpp"
+#include "support/ranks.hpp"
+
+#ifndef MADV_COLLAPSE
+#define MADV_COLLAPSE 25
+#endif
+
+namespace shmcoll::test {
+namespace {
+
+using copy::HugePageCollapser;
+constexpr std::uint64_t kHuge = HugePageCollapser::kHugePageBytes;
+
+// Anonymous memory of `bytes` whose start is `offset` bytes past a huge-page boundary; unmapped
+// at the end of the scope.
+class Mapping {
+ public:
+  Mapping(std::uint64_t bytes, std::uint64_t offset) : length_(bytes + offset + kHuge) {
+    void* p = mmap(nullptr, length_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    REQUIRE(p != MAP_FAILED);
+    raw_ = static_cast<std::byte*>(p);
+    const auto at = (reinterpret_cast<std::uintptr_t>(raw_) + kHuge - 1) & ~(kHuge - 1);
+    data_ = reinterpret_cast<std::byte*>(at) + offset;
+  }
+  ~Mapping() { munmap(raw_, length_); }
+  Mapping(const Mapping&) = delete;
+  Mapping& operator=(const Mapping&) = delete;
+  std::byte* data() { return data_; }
+
+ private:
+  std::uint64_t length_;
+  std::byte* raw_ = nullptr;
+  std::byte* data_ = nullptr;
+};
+
+// Bytes of [begin, end) that sit on huge pages, from /proc/self/smaps: the AnonHugePages of
+// the mapping that holds `begin` (a collapse changes no mapping, so one covers the range).
+std::uint64_t huge_page_bytes(const void* begin) {
+  const auto at = reinterpret_cast<std::uintptr_t>(begin);
+  std::ifstream smaps("/proc/self/smaps");
+  bool inside = false;
+  for (std::string line; std::getline(smaps, line);) {
+    unsigned long lo = 0, hi = 0;
+    if (std::sscanf(line.c_str(), "%lx-%lx ", &lo, &hi) == 2 && line.find(':') > line.find(' ')) {
+      inside = lo <= at && at < hi;
+      continue;
+    }
+    if (inside && line.rfind("AnonHugePages:", 0) == 0) {
+      std::istringstream fields(line.substr(14));
+      std::uint64_t kib = 0;
+      fields >> kib;
+      return kib * 1024;
+    }
+  }
+  return 0;
+}
+
+// Whether this kernel collapses anonymous memory on request here: one huge page of a fresh
+// mapping, asked directly. Where it does not (before Linux 6.1, THP disabled for the process),
+// the collapser's counts still hold but no page changes size.
+bool kernel_collapses() {
+  Mapping probe(kHuge, 0);
+  std::memset(probe.data(), 1, kHuge);
+  return madvise(probe.data(), kHuge, MADV_COLLAPSE) == 0 && huge_page_bytes(probe.data()) > 0;
+}
+
+// Whether the system puts all anonymous memory on huge pages where it can.
+bool thp_always() {
+  std::ifstream setting("/sys/kernel/mm/transparent_hugepage/enabled");
+  std::string text;
+  std::getline(setting, text);
+  return text.find("[always]") != std::string::npos;
+}
+
+TEST_CASE("huge pages: a buffer without a whole huge page inside is never collapsed") {
+  Mapping m(4 * kHuge, 4096);
+  HugePageCollapser collapser;
+  for (int use = 0; use < 3; ++use) collapser.note_use(m.data(), kHuge);  // aligned: none inside
+  for (int use = 0; use < 3; ++use) collapser.note_use(m.data() + 64, 2 * kHuge - 4096 - 128);
+  CHECK(collapser.collapses() == 0);
+}
+
+TEST_CASE("huge pages: collapsed on the second use and every kRecollapseUses, contents kept") {
+  const std::uint64_t bytes = 3 * kHuge + 12345;  // two whole huge pages inside, off the grid
+  Mapping m(bytes, 4096 + 16);
+  std::byte* buffer = m.data();
+  for (std::uint64_t i = 0; i < bytes; ++i) buffer[i] = pattern(7, 0, i);
+  HugePageCollapser collapser;
+  collapser.note_use(buffer, bytes);
+  CHECK(collapser.collapses() == 0);  // a buffer used once costs nothing
+  CHECK(huge_page_bytes(buffer) == 0);
+  collapser.note_use(buffer, bytes);
+  CHECK(collapser.collapses() == 1);
+  CHECK(collapser.refusals() == 0);
+  bool same = true;
+  for (std::uint64_t i = 0; i < bytes; ++i) same = same && buffer[i] == pattern(7, 0, i);
+  CHECK(same);
+  if (kernel_collapses()) {
+    // The two whole huge pages inside, nothing of the partial ones at either end.
+    CHECK(huge_page_bytes(buffer) == 2 * kHuge);
+  }
+  for (std::uint64_t use = 3; use < 2 + HugePageCollapser::kRecollapseUses; ++use)
+    collapser.note_use(buffer, bytes);
+  CHECK(collapser.collapses() == 1);
+  collapser.note_use(buffer, bytes);  // use 2 + kRecollapseUses
+  CHECK(collapser.collapses() == 2);
+}
+
+TEST_CASE("huge pages: the least recently used of more buffers than it holds is forgotten") {
+  // Nine buffers of one untouched mapping; a collapse fills only the buffer it collapses.
+  constexpr int kBuffers = 9;
+  Mapping m(kBuffers * 2 * kHuge, 0);
+  auto buffer = [&](int i) { return m.data() + static_cast<std::uint64_t>(i) * 2 * kHuge; };
+  HugePageCollapser collapser;
+  for (int i = 0; i < kBuffers; ++i) collapser.note_use(buffer(i), kHuge);  // 8 remembered
+  collapser.note_use(buffer(0), kHuge);  // forgotten by the ninth: a first use again
+  CHECK(collapser.collapses() == 0);
+  collapser.note_use(buffer(2), kHuge);  // still remembered: its second use
+  CHECK(collapser.collapses() == 1);
+}
+
+TEST_CASE("huge pages: memory the kernel refuses is not asked again") {
+  // Memory marked against huge pages: MADV_COLLAPSE fails with EINVAL (or, on a kernel without
+  // it, for any memory).
+  Mapping m(2 * kHuge, 0);
+  REQUIRE(madvise(m.data(), 2 * kHuge, MADV_NOHUGEPAGE) == 0);
+  HugePageCollapser collapser;
+  for (int use = 0; use < 4 + static_cast<int>(HugePageCollapser::kRecollapseUses); ++use)
+    collapser.note_use(m.data(), 2 * kHuge);
+  CHECK(collapser.collapses() == 1);
+  CHECK(collapser.refusals() == 1);
+}
+
+// A team of 2 whose ranks call each collective three times on buffers they keep, with new
+// contents each time. Every result is compared; where the kernel collapses memory, the buffers
+// must have moved onto huge pages with Options::huge_pages, and not without it.
+void collectives_on_kept_buffers(bool huge_pages) {
+  constexpr std::uint64_t kBlock = 2 * kHuge + 4096;  // a whole huge page inside any such block
+  std::string job;
+  const launch::JobOutcome outcome = run_ranks(
+      {.nranks = 2, .deadline_s = 120},
+      [&](RankContext& ctx) {
+        Options o = test_options(64 * 1024, 4);
+        o.huge_pages = huge_pages;
+        o.team_cpus = 2;  // one CPU per rank: the cooperative single copy, whatever runs here
+        Team team(ctx.bootstrap, o);
+        const int me = ctx.rank;
+        Mapping whole(2 * kBlock, 64), mine(kBlock, 64);
+        for (std::uint64_t seq = 0; seq < 3; ++seq) {
+          // Broadcast from rank (seq % 2), in `mine`.
+          const int root = static_cast<int>(seq % 2);
+          for (std::uint64_t i = 0; i < kBlock; ++i)
+            mine.data()[i] = me == root ? pattern(seq, root, i) : kUnwritten;
+          team.bcast(mine.data(), kBlock, kByte, root);
+          bool ok = true;
+          for (std::uint64_t i = 0; i < kBlock; ++i)
+            ok = ok && mine.data()[i] == pattern(seq, root, i);
+          ctx.check(ok, "broadcast delivered the root's bytes");
+          // Scatter from rank 0's `whole` into each rank's `mine`, then gather them back.
+          for (std::uint64_t i = 0; i < 2 * kBlock; ++i)
+            whole.data()[i] =
+                me == 0 ? pattern(seq + 10, static_cast<int>(i / kBlock), i % kBlock) : kUnwritten;
+          team.scatter(whole.data(), kBlock, kByte, mine.data(), kBlock, kByte, 0);
+          ok = true;
+          for (std::uint64_t i = 0; i < kBlock; ++i)
+            ok = ok && mine.data()[i] == pattern(seq + 10, me, i);
+          ctx.check(ok, "scatter delivered this rank's block");
+          for (std::uint64_t i = 0; i < kBlock; ++i) mine.data()[i] = pattern(seq + 20, me, i);
+          if (me == 0) std::memset(whole.data(), static_cast<int>(kUnwritten), 2 * kBlock);
+          team.gather(mine.data(), kBlock, kByte, whole.data(), kBlock, kByte, 0);
+          if (me == 0) {
+            ok = true;
+            for (std::uint64_t i = 0; i < 2 * kBlock; ++i)
+              ok = ok &&
+                   whole.data()[i] == pattern(seq + 20, static_cast<int>(i / kBlock), i % kBlock);
+            ctx.check(ok, "gather collected every block");
+          }
+        }
+        // `mine` is exposed by every call on every rank, `whole` by rank 0's. Where THP is
+        // "always", anonymous memory may sit on huge pages without any collapse.
+        const bool mine_huge = huge_page_bytes(mine.data()) > 0;
+        if (huge_pages && team.single_copy_available() && kernel_collapses())
+          ctx.check(mine_huge, "the kept buffer is on huge pages");
+        if (!huge_pages && !thp_always())
+          ctx.check(!mine_huge, "the kept buffer stayed on 4 KiB pages");
+      },
+      &job);
+  INFO(outcome.summary());
+  CHECK(outcome.succeeded());
+  CHECK(leftover_segments(job).empty());
+}
+
+TEST_CASE("huge pages: collectives on kept buffers move them onto huge pages, results intact") {
+  SUBCASE("on") { collectives_on_kept_buffers(true); }
+  SUBCASE("off") { collectives_on_kept_buffers(false); }
+}
+
+}  // namespace
+}  // namespace shmcoll::test
