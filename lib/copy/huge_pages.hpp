@@ -6,12 +6,12 @@
 // the remote buffer on transparent huge pages 605-620 us, as fast as memcpy (the local side's
 // page size made no difference). On a 2-core AMD EPYC VM the pinning costs more still: one
 // process_vm_readv of 4 MiB took 2.8-2.9x memcpy's time from 4 KiB pages (about 0.28 us per
-// page, whatever the size) and 1.1x from huge pages. Buffers from malloc sit on 4 KiB pages unless the system sets
-// THP to "always", so a rank collapses its own buffer with madvise(MADV_COLLAPSE) (Linux 6.1)
-// before its peers can see it: the kernel copies its pages onto huge pages in place, the
-// contents and addresses stay, and pages not yet touched become zero-filled ones, which is
-// what they would read as anyway. Only the whole 2 MiB pages inside the buffer move, so no
-// memory outside it is touched.
+// page, whatever the size) and 1.1x from huge pages. Buffers from malloc sit on 4 KiB pages unless
+// the system sets THP to "always", so a rank collapses its own buffer with madvise(MADV_COLLAPSE)
+// (Linux 6.1) before its peers can see it: the kernel copies its pages onto huge pages in place,
+// the contents and addresses stay, and pages not yet touched become zero-filled ones, which is what
+// they would read as anyway. Only the whole 2 MiB pages inside the buffer move, so no memory
+// outside it is touched.
 //
 // A collapse costs about 0.25-2.5 ms per 2 MiB page here (the first one of a run the most), so
 // only a buffer used a second time is collapsed: a buffer a program reuses pays once, one it
