@@ -25,21 +25,24 @@ namespace {
 using copy::HugePageCollapser;
 constexpr std::uint64_t kHuge = HugePageCollapser::kHugePageBytes;
 
-// Anonymous memory of `bytes` whose start is `offset` bytes past a huge-page boundary; unmapped
-// at the end of the scope.
+// Anonymous memory of `bytes` whose start is `offset` bytes past a huge-page boundary, with at
+// least one huge page of the same mapping before and after it (so that every huge page the
+// buffer overlaps can be collapsed); unmapped at the end of the scope.
 class Mapping {
  public:
-  Mapping(std::uint64_t bytes, std::uint64_t offset) : length_(bytes + offset + kHuge) {
+  Mapping(std::uint64_t bytes, std::uint64_t offset) : length_(bytes + offset + 3 * kHuge) {
     void* p = mmap(nullptr, length_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     REQUIRE(p != MAP_FAILED);
     raw_ = static_cast<std::byte*>(p);
-    const auto at = (reinterpret_cast<std::uintptr_t>(raw_) + kHuge - 1) & ~(kHuge - 1);
+    const auto at = ((reinterpret_cast<std::uintptr_t>(raw_) + kHuge - 1) & ~(kHuge - 1)) + kHuge;
     data_ = reinterpret_cast<std::byte*>(at) + offset;
   }
   ~Mapping() { munmap(raw_, length_); }
   Mapping(const Mapping&) = delete;
   Mapping& operator=(const Mapping&) = delete;
   std::byte* data() { return data_; }
+  std::byte* raw() { return raw_; }
+  std::uint64_t length() const { return length_; }
 
  private:
   std::uint64_t length_;
@@ -86,38 +89,51 @@ bool thp_always() {
   return text.find("[always]") != std::string::npos;
 }
 
-TEST_CASE("huge pages: a buffer without a whole huge page inside is never collapsed") {
-  Mapping m(4 * kHuge, 4096);
+TEST_CASE("huge pages: a buffer below kMinBufferBytes is never collapsed") {
+  Mapping m(kHuge, 4096);
   HugePageCollapser collapser;
-  for (int use = 0; use < 3; ++use) collapser.note_use(m.data(), kHuge);  // aligned: none inside
-  for (int use = 0; use < 3; ++use) collapser.note_use(m.data() + 64, 2 * kHuge - 4096 - 128);
+  for (int use = 0; use < 3; ++use)
+    collapser.note_use(m.data(), HugePageCollapser::kMinBufferBytes - 1);
   CHECK(collapser.collapses() == 0);
 }
 
 TEST_CASE("huge pages: collapsed on the second use and every kRecollapseUses, contents kept") {
-  const std::uint64_t bytes = 3 * kHuge + 12345;  // two whole huge pages inside, off the grid
+  const std::uint64_t bytes = 3 * kHuge + 12345;  // overlaps four huge pages, off the grid
   Mapping m(bytes, 4096 + 16);
   std::byte* buffer = m.data();
-  for (std::uint64_t i = 0; i < bytes; ++i) buffer[i] = pattern(7, 0, i);
+  // The whole mapping, so that the memory around the buffer in its edge pages is checked too.
+  for (std::uint64_t i = 0; i < m.length(); ++i) m.raw()[i] = pattern(7, 0, i);
   HugePageCollapser collapser;
   collapser.note_use(buffer, bytes);
   CHECK(collapser.collapses() == 0);  // a buffer used once costs nothing
-  CHECK(huge_page_bytes(buffer) == 0);
+  if (!thp_always()) CHECK(huge_page_bytes(buffer) == 0);
   collapser.note_use(buffer, bytes);
   CHECK(collapser.collapses() == 1);
   CHECK(collapser.refusals() == 0);
   bool same = true;
-  for (std::uint64_t i = 0; i < bytes; ++i) same = same && buffer[i] == pattern(7, 0, i);
+  for (std::uint64_t i = 0; i < m.length(); ++i) same = same && m.raw()[i] == pattern(7, 0, i);
   CHECK(same);
-  if (kernel_collapses()) {
-    // The two whole huge pages inside, nothing of the partial ones at either end.
-    CHECK(huge_page_bytes(buffer) == 2 * kHuge);
-  }
+  // Every huge page the buffer overlaps, the partial ones at either end included.
+  if (kernel_collapses() && !thp_always()) CHECK(huge_page_bytes(buffer) == 4 * kHuge);
   for (std::uint64_t use = 3; use < 2 + HugePageCollapser::kRecollapseUses; ++use)
     collapser.note_use(buffer, bytes);
   CHECK(collapser.collapses() == 1);
   collapser.note_use(buffer, bytes);  // use 2 + kRecollapseUses
   CHECK(collapser.collapses() == 2);
+}
+
+TEST_CASE("huge pages: a buffer smaller than a huge page moves with the page around it") {
+  const std::uint64_t bytes = 1 << 20;
+  Mapping m(bytes, 300 * 1024);  // inside one huge page
+  std::memset(m.data(), 3, bytes);
+  HugePageCollapser collapser;
+  collapser.note_use(m.data(), bytes);
+  collapser.note_use(m.data(), bytes);
+  CHECK(collapser.collapses() == 1);
+  if (kernel_collapses() && !thp_always()) CHECK(huge_page_bytes(m.data()) == kHuge);
+  bool same = true;
+  for (std::uint64_t i = 0; i < bytes; ++i) same = same && m.data()[i] == std::byte{3};
+  CHECK(same);
 }
 
 TEST_CASE("huge pages: the least recently used of more buffers than it holds is forgotten") {

@@ -137,11 +137,12 @@ struct Options {
   // may run on, together (their affinity masks). Set it where the masks overstate what the
   // ranks get, such as a container with a CPU quota; rank 0's value holds for the team.
   int team_cpus = 0;
-  // Each rank moves a buffer of its own that peers copy from or into with cross-memory attach
-  // onto 2 MiB pages (madvise MADV_COLLAPSE) the second time it is used, as far as whole huge
-  // pages fit inside it (copy/huge_pages.hpp): the peers' system calls pin its pages one by
-  // one, and on 4 KiB pages they copied at 0.6-0.75x memcpy's speed on one VM and at
-  // 0.25-0.35x on another. Local to each rank: ranks may differ, and only the speed does.
+  // Each rank moves a buffer of its own (64 KiB or more) that peers copy from or into with
+  // cross-memory attach onto 2 MiB pages (madvise MADV_COLLAPSE) the second time it is used:
+  // every huge page it overlaps, with the memory around it there (copy/huge_pages.hpp). The
+  // peers' system calls pin its pages one by one, and on 4 KiB pages they copied at 0.6-0.75x
+  // memcpy's speed on one VM and at 0.25x on another. Local to each rank: ranks may differ,
+  // and only the speed does.
   bool huge_pages = true;
   // Rank 0 says on stderr, once per team, which data paths the team uses and why.
   bool verbose = false;

@@ -12,10 +12,10 @@
 namespace shmcoll::copy {
 
 void HugePageCollapser::note_use(const void* buffer, std::uint64_t bytes) {
+  if (bytes < kMinBufferBytes) return;
   const auto start = reinterpret_cast<std::uintptr_t>(buffer);
-  const std::uintptr_t begin = (start + kHugePageBytes - 1) & ~(kHugePageBytes - 1);
-  const std::uintptr_t end = (start + bytes) & ~(kHugePageBytes - 1);
-  if (end <= begin) return;  // no whole huge page inside
+  const std::uintptr_t begin = start & ~(kHugePageBytes - 1);
+  const std::uintptr_t end = (start + bytes + kHugePageBytes - 1) & ~(kHugePageBytes - 1);
   ++clock_;
   Range* slot = nullptr;
   for (Range& r : ranges_) {
@@ -42,15 +42,22 @@ void HugePageCollapser::note_use(const void* buffer, std::uint64_t bytes) {
 
 bool HugePageCollapser::collapse(Range& range) {
   ++collapses_;
-  if (madvise(reinterpret_cast<void*>(range.begin), range.end - range.begin, MADV_COLLAPSE) == 0)
-    return true;
-  // EAGAIN and ENOMEM: no huge page free now, or a page briefly pinned; a later use may find
-  // one. Anything else (EINVAL from a kernel before MADV_COLLAPSE or for memory it cannot
-  // collapse, EPERM where THP is disabled for the process): not for this buffer, which costs
-  // one failed call per new buffer.
-  if (errno == EAGAIN || errno == ENOMEM) return true;
-  ++refusals_;
-  return false;
+  // Page by page, so that an edge page the kernel cannot collapse (it reaches beyond the
+  // mapping) leaves the others to move.
+  bool worth_again = false;
+  for (std::uintptr_t page = range.begin; page < range.end; page += kHugePageBytes) {
+    if (madvise(reinterpret_cast<void*>(page), kHugePageBytes, MADV_COLLAPSE) == 0) {
+      worth_again = true;
+      continue;
+    }
+    // EAGAIN and ENOMEM: no huge page free now, a page briefly pinned, or a part not mapped
+    // now; a later use may find it. Anything else (EINVAL from a kernel before MADV_COLLAPSE,
+    // or for memory it cannot collapse; EPERM where THP is disabled for the process): not this
+    // page.
+    worth_again = worth_again || errno == EAGAIN || errno == ENOMEM;
+  }
+  if (!worth_again) ++refusals_;
+  return worth_again;
 }
 
 }  // namespace shmcoll::copy

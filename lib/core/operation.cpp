@@ -269,7 +269,7 @@ void CollectiveOp::flush_deferred_ack() {
 }
 
 void CollectiveOp::prepare_exposed_buffer() {
-  if (exposed_bytes_ < copy::HugePageCollapser::kHugePageBytes || !team_.options().huge_pages)
+  if (exposed_bytes_ < copy::HugePageCollapser::kMinBufferBytes || !team_.options().huge_pages)
     return;
   // Whether this call's blocks take the single copy: the choice every rank makes from the same
   // signature (a v-form's blocks each for itself: this rank's own block here).

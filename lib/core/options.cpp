@@ -227,9 +227,9 @@ const std::vector<Row>& rows() {
              v == "auto" ? 0 : static_cast<int>(parse_integer("SHMCOLL_TEAM_CPUS", v, 1, 1 << 20));
        }},
       {"SHMCOLL_HUGE_PAGES",
-       "1: a rank's buffer of 2 MiB or more that peers copy from or into with cross-memory "
-       "attach moves onto huge pages (madvise MADV_COLLAPSE) when it is used a second time; "
-       "0: never",
+       "1: a rank's buffer of 64 KiB or more that peers copy from or into with cross-memory "
+       "attach moves onto huge pages (madvise MADV_COLLAPSE: every 2 MiB page it overlaps) when "
+       "it is used a second time; 0: never",
        [](const Options& o) { return std::string(o.huge_pages ? "1" : "0"); },
        [](Options& o, const std::string& v) {
          o.huge_pages = parse_integer("SHMCOLL_HUGE_PAGES", v, 0, 1) == 1;
