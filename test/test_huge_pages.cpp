@@ -10,6 +10,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "copy/huge_pages.hpp"
 #include "support/buffers.hpp"
@@ -34,6 +35,9 @@ class Mapping {
     void* p = mmap(nullptr, length_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     REQUIRE(p != MAP_FAILED);
     raw_ = static_cast<std::byte*>(p);
+    // A first page without access keeps the kernel from merging this mapping with the one
+    // before it, so that huge_page_bytes counts this mapping's pages alone.
+    REQUIRE(mprotect(raw_, 4096, PROT_NONE) == 0);
     const auto at = ((reinterpret_cast<std::uintptr_t>(raw_) + kHuge - 1) & ~(kHuge - 1)) + kHuge;
     data_ = reinterpret_cast<std::byte*>(at) + offset;
   }
@@ -41,8 +45,9 @@ class Mapping {
   Mapping(const Mapping&) = delete;
   Mapping& operator=(const Mapping&) = delete;
   std::byte* data() { return data_; }
-  std::byte* raw() { return raw_; }
-  std::uint64_t length() const { return length_; }
+  // The whole accessible mapping, around the buffer too.
+  std::byte* raw() { return raw_ + 4096; }
+  std::uint64_t length() const { return length_ - 4096; }
 
  private:
   std::uint64_t length_;
@@ -175,7 +180,10 @@ void collectives_on_kept_buffers(bool huge_pages) {
         o.team_cpus = 2;  // one CPU per rank: the cooperative single copy, whatever runs here
         Team team(ctx.bootstrap, o);
         const int me = ctx.rank;
-        Mapping whole(2 * kBlock, 64), mine(kBlock, 64);
+        // `vwhole` is rank 0's buffer of the v-forms, whose root exposes only its blocks.
+        Mapping whole(2 * kBlock, 64), mine(kBlock, 64), vwhole(2 * kBlock, 64);
+        const std::vector<Count> counts{static_cast<Count>(kBlock), static_cast<Count>(kBlock)};
+        const std::vector<Count> displs{0, static_cast<Count>(kBlock)};
         for (std::uint64_t seq = 0; seq < 3; ++seq) {
           // Broadcast from rank (seq % 2), in `mine`.
           const int root = static_cast<int>(seq % 2);
@@ -205,12 +213,36 @@ void collectives_on_kept_buffers(bool huge_pages) {
                    whole.data()[i] == pattern(seq + 20, static_cast<int>(i / kBlock), i % kBlock);
             ctx.check(ok, "gather collected every block");
           }
+          // The same through scatterv and gatherv, whose root is rank 0 with `vwhole`.
+          for (std::uint64_t i = 0; i < 2 * kBlock; ++i)
+            vwhole.data()[i] =
+                me == 0 ? pattern(seq + 30, static_cast<int>(i / kBlock), i % kBlock) : kUnwritten;
+          team.scatterv(vwhole.data(), counts, displs, kByte, mine.data(), kBlock, kByte, 0);
+          ok = true;
+          for (std::uint64_t i = 0; i < kBlock; ++i)
+            ok = ok && mine.data()[i] == pattern(seq + 30, me, i);
+          ctx.check(ok, "scatterv delivered this rank's block");
+          for (std::uint64_t i = 0; i < kBlock; ++i) mine.data()[i] = pattern(seq + 40, me, i);
+          if (me == 0) std::memset(vwhole.data(), static_cast<int>(kUnwritten), 2 * kBlock);
+          team.gatherv(mine.data(), kBlock, kByte, vwhole.data(), counts, displs, kByte, 0);
+          if (me == 0) {
+            ok = true;
+            for (std::uint64_t i = 0; i < 2 * kBlock; ++i)
+              ok = ok &&
+                   vwhole.data()[i] == pattern(seq + 40, static_cast<int>(i / kBlock), i % kBlock);
+            ctx.check(ok, "gatherv collected every block");
+          }
         }
         // `mine` is exposed by every call on every rank, `whole` by rank 0's. Where THP is
         // "always", anonymous memory may sit on huge pages without any collapse.
         const bool mine_huge = huge_page_bytes(mine.data()) > 0;
-        if (huge_pages && team.single_copy_available() && kernel_collapses())
+        if (huge_pages && team.single_copy_available() && kernel_collapses()) {
           ctx.check(mine_huge, "the kept buffer is on huge pages");
+          // Rank 0's v-form buffer holds rank 1's block, which moves with the single copy.
+          if (me == 0)
+            ctx.check(huge_page_bytes(vwhole.data() + kBlock) > 0,
+                      "the v-form root's buffer is on huge pages");
+        }
         if (!huge_pages && !thp_always())
           ctx.check(!mine_huge, "the kept buffer stayed on 4 KiB pages");
       },

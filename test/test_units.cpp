@@ -349,6 +349,22 @@ TEST_CASE("options: the default ring is 1 MiB per rank up to 8 ranks, 4 slots ab
   CHECK(o.slots_for(100) == 6);
 }
 
+TEST_CASE("algorithm registry: slow cross-memory attach starts the single copy later") {
+  Options o;
+  o.single_copy_min_bytes = 16384;
+  o.slow_cma_single_copy_min_bytes = 131072;
+  using registry::single_copy_min_bytes;
+  CHECK(single_copy_min_bytes(o, 0) == 16384);  // not measured
+  CHECK(single_copy_min_bytes(o, 1.8) == 16384);
+  CHECK(single_copy_min_bytes(o, Options::kSlowCrossCopyCost) == 131072);
+  CHECK(single_copy_min_bytes(o, 4.5) == 131072);
+  o.single_copy_min_bytes = 1 << 20;  // a larger minimum stays
+  CHECK(single_copy_min_bytes(o, 4.5) == 1 << 20);
+  o.single_copy_min_bytes = 16384;
+  o.single_copy = SingleCopy::kAlways;  // as asked, whatever the cost
+  CHECK(single_copy_min_bytes(o, 4.5) == 16384);
+}
+
 TEST_CASE("algorithm registry: always_flat agrees with choose for every shape, kind and size") {
   // Every combination of the fields the rules read; where always_flat says flat, no call may
   // pick the tree (the hot path skips choose() on its word).

@@ -70,6 +70,24 @@ struct Options {
   // with it later (oversubscribed_gather_single_copy_min_bytes). The cooperative split
   // (root_shares.hpp, copy_balance.hpp) moved this from the 32 KiB measured before it.
   std::size_t single_copy_min_bytes = 16 * 1024;
+  // The same minimum where cross-memory attach is slow: where rank 0 measured it at
+  // kSlowCrossCopyCost times memcpy's cost per byte or more when the team formed, the single
+  // copy starts from this size instead, if it is larger (SHMCOLL_SINGLE_COPY=auto). There each
+  // system call pins the peer's 4 KiB pages one by one, and a cooperative copy, each core moving
+  // its part at a third of memcpy's speed or less, loses to the slots' copy-in and copy-out
+  // until the buffers are on huge pages (huge_pages) and the blocks are large. On a 2-core AMD
+  // EPYC VM (measured at 3.2-4.5x), np=2, Open MPI plugin, 3 alternating rounds, slots against
+  // the single copy (bench/results/slow-cma-2026-11-25-2core-amd-vm): with buffers inside a
+  // 64 MiB allocation, whose edge pages move too, at 128 KiB broadcast 5.1 us against 4.6,
+  // scatter 3.5 against 3.5, gather 2.7 against 4.1; at 256 KiB 8.3 against 5.2, 7.8 against
+  // 5.0, 6.9 against 5.0; at 16 KiB the slots took 0.35-0.4x the time. With buffers inside a
+  // 4 MiB allocation, whose edge pages stay small: at 256 KiB broadcast 8.6 against 11.0,
+  // gather 9.6 against 12.6; at 1 MiB 30.5 against 34.7 and 39.3 against 48.3.
+  std::size_t slow_cma_single_copy_min_bytes = 256 * 1024;
+  // Measured on the Intel VMs at 1.25-1.8x and on the AMD one at 3.2-4.5x: each core of a
+  // cooperative copy, moving its part at 1/cost of memcpy's speed, loses to the slots' two
+  // pipelined copies at memcpy's speed from a cost of 2; 2.5 keeps the two kinds apart.
+  static constexpr double kSlowCrossCopyCost = 2.5;
   // Per-rank block size from which gather and gatherv use the single copy in a team with more
   // ranks than CPUs (SHMCOLL_SINGLE_COPY=auto; broadcast has its own rule below), if it is also
   // single_copy_min_bytes or more. There the root takes no share of the copies and waits for

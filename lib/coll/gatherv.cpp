@@ -37,6 +37,9 @@ GathervOp::GathervOp(TeamImpl& team, const void* sendbuf, Count sendcount, Datat
     validate::buffer(ctx, "recvbuf", recvbuf, b.bytes);
     validate::stream_length(ctx, b.bytes);
     blocks_.emplace_back(b.offset, b.bytes);
+    if (static_cast<int>(blocks_.size()) - 1 != root &&
+        team.single_copy_for(Kind::kGatherv, b.bytes))
+      expose_direct_block(static_cast<std::byte*>(recvbuf) + b.offset, b.bytes);
     if (b.bytes == 0) has_must_compare_ = true;  // see must_compare
   }
   sig_.bytes = 0;  // the root checks each peer against recvcounts instead

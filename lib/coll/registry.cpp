@@ -1,5 +1,7 @@
 #include "coll/registry.hpp"
 
+#include <algorithm>
+
 #include "coll/tree_layout.hpp"
 
 namespace shmcoll::registry {
@@ -49,6 +51,13 @@ bool single_copy_block(const TeamShape& shape, Kind kind, std::uint64_t block_by
            !shape.oversubscribed && shape.size == 2 &&
            block_bytes >= shape.gather_pipeline_min_bytes &&
            block_bytes <= shape.gather_pipeline_max_bytes);
+}
+
+std::uint64_t single_copy_min_bytes(const Options& options, double cross_copy_cost) {
+  if (options.single_copy != SingleCopy::kAuto || cross_copy_cost < Options::kSlowCrossCopyCost)
+    return options.single_copy_min_bytes;
+  return std::max<std::uint64_t>(options.single_copy_min_bytes,
+                                 options.slow_cma_single_copy_min_bytes);
 }
 
 std::uint64_t v_form_single_copy_from(const TeamShape& shape, Kind kind, std::uint64_t max_bytes) {

@@ -85,6 +85,12 @@ bool single_copy_block(const TeamShape& shape, Kind kind, std::uint64_t block_by
 // that it accepts, found by bisection; max_bytes + 1 where it accepts none.
 std::uint64_t v_form_single_copy_from(const TeamShape& shape, Kind kind, std::uint64_t max_bytes);
 
+// The block size from which the single copy starts in a team whose rank 0 measured cross-memory
+// attach at `cross_copy_cost` times memcpy's cost (0: not measured): Options::
+// single_copy_min_bytes, raised to slow_cma_single_copy_min_bytes where the cost is
+// Options::kSlowCrossCopyCost or more and SHMCOLL_SINGLE_COPY is auto.
+std::uint64_t single_copy_min_bytes(const Options& options, double cross_copy_cost);
+
 // Whether a ring of `slots` x `slot_bytes` per rank is deep enough for a writer to run ahead of
 // its reader at memcpy speed (Options::kPipelineRingBytes).
 inline bool deep_ring(std::uint32_t slots, std::uint64_t slot_bytes) {

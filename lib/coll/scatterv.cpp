@@ -35,8 +35,12 @@ ScattervOp::ScattervOp(TeamImpl& team, const void* sendbuf, std::span<const Coun
                                                displs, sendtype, recvbuf, recvcount, recvtype,
                                                in_place, blocks_));
   const PlanVector<validate::Block>& blocks = blocks_;
-  for (const validate::Block& blk : blocks) lend(sendbuf_ + blk.offset, blk.bytes);
   const auto me = static_cast<std::size_t>(root);
+  for (std::size_t r = 0; r < blocks.size(); ++r) {
+    lend(sendbuf_ + blocks[r].offset, blocks[r].bytes);
+    if (r != me && path_of(blocks[r].bytes) == BlockPath::kDirect)
+      expose_direct_block(sendbuf_ + blocks[r].offset, blocks[r].bytes);
+  }
   sig_.bytes = 0;  // the root checks each peer against sendcounts instead
   if (!in_place && blocks[me].bytes > 0)
     copy_own_ = {sendbuf_ + blocks[me].offset, blocks[me].bytes};

@@ -269,16 +269,21 @@ void CollectiveOp::flush_deferred_ack() {
 }
 
 void CollectiveOp::prepare_exposed_buffer() {
-  if (exposed_bytes_ < copy::HugePageCollapser::kMinBufferBytes || !team_.options().huge_pages)
+  if (!team_.options().huge_pages) return;
+  // Here, before the arrival, no peer can be copying from or into the buffer: a collapse
+  // skips pages a peer holds pinned (copy/huge_pages.hpp).
+  if (direct_end_ > direct_begin_) {  // a v-form's root: its blocks that take the single copy
+    team_.huge_pages().note_use(reinterpret_cast<const void*>(direct_begin_),
+                                direct_end_ - direct_begin_);
     return;
+  }
+  if (exposed_bytes_ < copy::HugePageCollapser::kMinBufferBytes) return;
   // Whether this call's blocks take the single copy: the choice every rank makes from the same
   // signature (a v-form's blocks each for itself: this rank's own block here).
   const Kind kind = sig_.kind;
   const bool v_form = kind == Kind::kScatterv || kind == Kind::kGatherv;
   const bool cross_memory = v_form ? team_.single_copy_for(kind, sig_.bytes)
                                    : team_.choose(kind, sig_.bytes, sig_.root).single_copy;
-  // Here, before the arrival, no peer can be copying from or into the buffer: a collapse
-  // skips pages a peer holds pinned (copy/huge_pages.hpp).
   if (cross_memory) team_.huge_pages().note_use(exposed_, exposed_bytes_);
 }
 

@@ -15,6 +15,7 @@
 //   done     publish departure
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -117,6 +118,14 @@ class CollectiveOp {
     exposed_ = buffer;
     exposed_bytes_ = bytes;
   }
+  // A v-form's root, from its constructor, for each block a peer copies from or into with
+  // cross-memory attach: the span of those blocks moves onto huge pages (Options::huge_pages).
+  void expose_direct_block(const void* data, std::uint64_t bytes) {
+    const auto begin = reinterpret_cast<std::uintptr_t>(data);
+    if (bytes == 0) return;
+    if (direct_end_ == 0 || begin < direct_begin_) direct_begin_ = begin;
+    direct_end_ = std::max<std::uintptr_t>(direct_end_, begin + bytes);
+  }
   // A scatter's or gather's root, before the operation starts: the weight (CopyBalance units)
   // its cooperative single copy splits blocks by, published with its arrival for its peers.
   void offer_copy_weight(std::uint64_t units) { copy_weight_ = units; }
@@ -140,6 +149,7 @@ class CollectiveOp {
 
   const void* exposed_ = nullptr;
   std::uint64_t exposed_bytes_ = 0;
+  std::uintptr_t direct_begin_ = 0, direct_end_ = 0;  // see expose_direct_block
   std::uint64_t copy_weight_ = 0;
   std::vector<ByteRange> lent_;
   bool agree_with(int peer, sync::WaitTarget& blocked_on);

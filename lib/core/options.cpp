@@ -155,6 +155,15 @@ const std::vector<Row>& rows() {
          o.single_copy_min_bytes = static_cast<std::size_t>(
              parse_integer("SHMCOLL_SINGLE_COPY_MIN_BYTES", v, 1, 1ll << 40));
        }},
+      {"SHMCOLL_SLOW_CMA_SINGLE_COPY_MIN_BYTES",
+       "block size per rank from which the single copy starts instead, if larger, where "
+       "cross-memory attach measured at 2.5x memcpy's cost or more when the team formed "
+       "(SHMCOLL_SINGLE_COPY=auto)",
+       [](const Options& o) { return std::to_string(o.slow_cma_single_copy_min_bytes); },
+       [](Options& o, const std::string& v) {
+         o.slow_cma_single_copy_min_bytes = static_cast<std::size_t>(
+             parse_integer("SHMCOLL_SLOW_CMA_SINGLE_COPY_MIN_BYTES", v, 1, 1ll << 40));
+       }},
       {"SHMCOLL_SHARED_COPY_MIN_BYTES",
        "block size per rank from which broadcast, scatter and gather whose root and other ranks "
        "(the v-forms: the root and that block's rank) pass buffers inside one shared allocation "

@@ -329,6 +329,8 @@ class TeamImpl final : public sync::WaitObserver {
   // Rank 0's copy::measure_cross_copy_cost() at formation (0: not measured), and the weight of
   // a byte of memcpy against a byte of cross-memory copy it gives, where copy_balance_ starts.
   double cross_copy_cost_ = 0;
+  // Options::single_copy_min_bytes as agreed, before registry::single_copy_min_bytes raised it.
+  std::uint64_t configured_single_copy_min_bytes_ = 0;
   double local_copy_weight_ = 0.8;
   CopyBalance copy_balance_;
   copy::HugePageCollapser huge_pages_;

@@ -36,6 +36,7 @@ struct JoinInfo {
   std::uint32_t verbose = 0;
   std::uint32_t team_cpus = 0;
   std::uint64_t single_copy_min_bytes = 0;
+  std::uint64_t slow_cma_single_copy_min_bytes = 0;
   std::uint64_t shared_copy_min_bytes = 0;
   std::uint64_t oversubscribed_bcast_single_copy_min_bytes = 0;
   std::uint64_t oversubscribed_gather_single_copy_min_bytes = 0;
@@ -94,6 +95,7 @@ void TeamImpl::form(Bootstrap& bootstrap) {
     mine.gather_algorithm = static_cast<std::uint32_t>(options_.gather_algorithm);
     mine.single_copy = static_cast<std::uint32_t>(options_.single_copy);
     mine.single_copy_min_bytes = options_.single_copy_min_bytes;
+    mine.slow_cma_single_copy_min_bytes = options_.slow_cma_single_copy_min_bytes;
     mine.shared_copy_min_bytes = options_.shared_copy_min_bytes;
     mine.oversubscribed_bcast_single_copy_min_bytes =
         options_.oversubscribed_bcast_single_copy_min_bytes;
@@ -144,6 +146,7 @@ void TeamImpl::form(Bootstrap& bootstrap) {
   options_.gather_algorithm = static_cast<Algorithm>(creator.gather_algorithm);
   options_.single_copy = static_cast<SingleCopy>(creator.single_copy);
   options_.single_copy_min_bytes = creator.single_copy_min_bytes;
+  options_.slow_cma_single_copy_min_bytes = creator.slow_cma_single_copy_min_bytes;
   options_.shared_copy_min_bytes = creator.shared_copy_min_bytes;
   options_.oversubscribed_bcast_single_copy_min_bytes =
       creator.oversubscribed_bcast_single_copy_min_bytes;
@@ -240,6 +243,10 @@ void TeamImpl::form(Bootstrap& bootstrap) {
   // bounded so that one noisy measure cannot hand the root most of a block or none of it.
   cross_copy_cost_ = verdicts[0].cross_copy_cost;
   if (cross_copy_cost_ > 0) local_copy_weight_ = std::clamp(1.0 / cross_copy_cost_, 0.25, 1.0);
+  // Where cross-memory attach is slow, the single copy starts later; every rank raises the
+  // minimum alike, from rank 0's measure.
+  configured_single_copy_min_bytes_ = options_.single_copy_min_bytes;
+  options_.single_copy_min_bytes = registry::single_copy_min_bytes(options_, cross_copy_cost_);
   copy_balance_.reset(local_copy_weight_);
   for (const AttachInfo& v : verdicts) {
     if (single_copy_ && v.single_copy_error[0] != '\0') {
@@ -292,6 +299,10 @@ std::string TeamImpl::data_paths() const {
                   "then learned per root and block size)",
                   cross_copy_cost_, local_copy_weight_);
     text += cost;
+    if (options_.single_copy_min_bytes != configured_single_copy_min_bytes_)
+      text += "; from " + std::to_string(options_.single_copy_min_bytes) + " instead of " +
+              std::to_string(configured_single_copy_min_bytes_) +
+              " bytes: cross-memory attach is slow here (SHMCOLL_SLOW_CMA_SINGLE_COPY_MIN_BYTES)";
   }
   if (options_.single_copy == SingleCopy::kAlways) return text + shared_copy;
   if (oversubscribed_) {
