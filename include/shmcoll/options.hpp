@@ -80,7 +80,7 @@ struct Options {
   // the single copy (bench/results/slow-cma-2026-11-25-2core-amd-vm): with buffers inside a
   // 64 MiB allocation, whose edge pages move too, at 128 KiB broadcast 5.1 us against 4.6,
   // scatter 3.5 against 3.5, gather 2.7 against 4.1; at 256 KiB 8.3 against 5.2, 7.8 against
-  // 5.0, 6.9 against 5.0; at 16 KiB the slots took 0.35-0.4x the time. With buffers inside a
+  // 5.0, 6.9 against 5.0; at 16 KiB the slots took 0.35-0.42x the time. With buffers inside a
   // 4 MiB allocation, whose edge pages stay small: at 256 KiB broadcast 8.6 against 11.0,
   // gather 9.6 against 12.6; at 1 MiB 30.5 against 34.7 and 39.3 against 48.3.
   std::size_t slow_cma_single_copy_min_bytes = 256 * 1024;
