@@ -184,54 +184,51 @@ void collectives_on_kept_buffers(bool huge_pages) {
         Mapping whole(2 * kBlock, 64), mine(kBlock, 64), vwhole(2 * kBlock, 64);
         const std::vector<Count> counts{static_cast<Count>(kBlock), static_cast<Count>(kBlock)};
         const std::vector<Count> displs{0, static_cast<Count>(kBlock)};
+        // Rank 0's two blocks of pattern `seq` in `buffer` (other ranks: unwritten), and
+        // whether they are all there; this rank's block of pattern `seq` in `mine`.
+        auto fill_blocks = [&](Mapping& buffer, std::uint64_t seq) {
+          for (std::uint64_t i = 0; i < 2 * kBlock; ++i)
+            buffer.data()[i] =
+                me == 0 ? pattern(seq, static_cast<int>(i / kBlock), i % kBlock) : kUnwritten;
+        };
+        auto blocks_hold = [&](Mapping& buffer, std::uint64_t seq) {
+          bool ok = true;
+          for (std::uint64_t i = 0; i < 2 * kBlock; ++i)
+            ok = ok && buffer.data()[i] == pattern(seq, static_cast<int>(i / kBlock), i % kBlock);
+          return ok;
+        };
+        auto mine_holds = [&](std::uint64_t seq, int owner) {
+          bool ok = true;
+          for (std::uint64_t i = 0; i < kBlock; ++i)
+            ok = ok && mine.data()[i] == pattern(seq, owner, i);
+          return ok;
+        };
+        auto fill_mine = [&](std::uint64_t seq) {
+          for (std::uint64_t i = 0; i < kBlock; ++i) mine.data()[i] = pattern(seq, me, i);
+        };
         for (std::uint64_t seq = 0; seq < 3; ++seq) {
           // Broadcast from rank (seq % 2), in `mine`.
           const int root = static_cast<int>(seq % 2);
           for (std::uint64_t i = 0; i < kBlock; ++i)
             mine.data()[i] = me == root ? pattern(seq, root, i) : kUnwritten;
           team.bcast(mine.data(), kBlock, kByte, root);
-          bool ok = true;
-          for (std::uint64_t i = 0; i < kBlock; ++i)
-            ok = ok && mine.data()[i] == pattern(seq, root, i);
-          ctx.check(ok, "broadcast delivered the root's bytes");
+          ctx.check(mine_holds(seq, root), "broadcast delivered the root's bytes");
           // Scatter from rank 0's `whole` into each rank's `mine`, then gather them back.
-          for (std::uint64_t i = 0; i < 2 * kBlock; ++i)
-            whole.data()[i] =
-                me == 0 ? pattern(seq + 10, static_cast<int>(i / kBlock), i % kBlock) : kUnwritten;
+          fill_blocks(whole, seq + 10);
           team.scatter(whole.data(), kBlock, kByte, mine.data(), kBlock, kByte, 0);
-          ok = true;
-          for (std::uint64_t i = 0; i < kBlock; ++i)
-            ok = ok && mine.data()[i] == pattern(seq + 10, me, i);
-          ctx.check(ok, "scatter delivered this rank's block");
-          for (std::uint64_t i = 0; i < kBlock; ++i) mine.data()[i] = pattern(seq + 20, me, i);
+          ctx.check(mine_holds(seq + 10, me), "scatter delivered this rank's block");
+          fill_mine(seq + 20);
           if (me == 0) std::memset(whole.data(), static_cast<int>(kUnwritten), 2 * kBlock);
           team.gather(mine.data(), kBlock, kByte, whole.data(), kBlock, kByte, 0);
-          if (me == 0) {
-            ok = true;
-            for (std::uint64_t i = 0; i < 2 * kBlock; ++i)
-              ok = ok &&
-                   whole.data()[i] == pattern(seq + 20, static_cast<int>(i / kBlock), i % kBlock);
-            ctx.check(ok, "gather collected every block");
-          }
+          if (me == 0) ctx.check(blocks_hold(whole, seq + 20), "gather collected every block");
           // The same through scatterv and gatherv, whose root is rank 0 with `vwhole`.
-          for (std::uint64_t i = 0; i < 2 * kBlock; ++i)
-            vwhole.data()[i] =
-                me == 0 ? pattern(seq + 30, static_cast<int>(i / kBlock), i % kBlock) : kUnwritten;
+          fill_blocks(vwhole, seq + 30);
           team.scatterv(vwhole.data(), counts, displs, kByte, mine.data(), kBlock, kByte, 0);
-          ok = true;
-          for (std::uint64_t i = 0; i < kBlock; ++i)
-            ok = ok && mine.data()[i] == pattern(seq + 30, me, i);
-          ctx.check(ok, "scatterv delivered this rank's block");
-          for (std::uint64_t i = 0; i < kBlock; ++i) mine.data()[i] = pattern(seq + 40, me, i);
+          ctx.check(mine_holds(seq + 30, me), "scatterv delivered this rank's block");
+          fill_mine(seq + 40);
           if (me == 0) std::memset(vwhole.data(), static_cast<int>(kUnwritten), 2 * kBlock);
           team.gatherv(mine.data(), kBlock, kByte, vwhole.data(), counts, displs, kByte, 0);
-          if (me == 0) {
-            ok = true;
-            for (std::uint64_t i = 0; i < 2 * kBlock; ++i)
-              ok = ok &&
-                   vwhole.data()[i] == pattern(seq + 40, static_cast<int>(i / kBlock), i % kBlock);
-            ctx.check(ok, "gatherv collected every block");
-          }
+          if (me == 0) ctx.check(blocks_hold(vwhole, seq + 40), "gatherv collected every block");
         }
         // `mine` is exposed by every call on every rank, `whole` by rank 0's. Where THP is
         // "always", anonymous memory may sit on huge pages without any collapse.
