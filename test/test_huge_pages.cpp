@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 #include <sys/mman.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -102,15 +103,24 @@ TEST_CASE("huge pages: a buffer below kMinBufferBytes is never collapsed") {
   CHECK(collapser.collapses() == 0);
 }
 
-TEST_CASE("huge pages: collapsed on the second use and every kRecollapseUses, contents kept") {
+// The use on which a buffer of `bytes` whose huge pages add up to `pages` is first collapsed:
+// the first whose bytes, with those before it, reach kAmortization times the pages' bytes.
+std::uint64_t collapsing_use(std::uint64_t bytes, std::uint64_t pages) {
+  const std::uint64_t due = HugePageCollapser::kAmortization * pages * kHuge;
+  return std::max<std::uint64_t>(2, (due + bytes - 1) / bytes);
+}
+
+TEST_CASE("huge pages: collapsed once its uses moved kAmortization x its pages, contents kept") {
   const std::uint64_t bytes = 3 * kHuge + 12345;  // overlaps four huge pages, off the grid
   Mapping m(bytes, 4096 + 16);
   std::byte* buffer = m.data();
   // The whole mapping, so that the memory around the buffer in its edge pages is checked too.
   for (std::uint64_t i = 0; i < m.length(); ++i) m.raw()[i] = pattern(7, 0, i);
   HugePageCollapser collapser;
-  collapser.note_use(buffer, bytes);
-  CHECK(collapser.collapses() == 0);  // a buffer used once costs nothing
+  const std::uint64_t due = collapsing_use(bytes, 4);
+  REQUIRE(due == 6);  // 32 MiB of pages, 6.01 MiB a use
+  for (std::uint64_t use = 1; use < due; ++use) collapser.note_use(buffer, bytes);
+  CHECK(collapser.collapses() == 0);  // a buffer used fewer times costs nothing
   if (!thp_always()) CHECK(huge_page_bytes(buffer) == 0);
   collapser.note_use(buffer, bytes);
   CHECK(collapser.collapses() == 1);
@@ -120,10 +130,10 @@ TEST_CASE("huge pages: collapsed on the second use and every kRecollapseUses, co
   CHECK(same);
   // Every huge page the buffer overlaps, the partial ones at either end included.
   if (kernel_collapses() && !thp_always()) CHECK(huge_page_bytes(buffer) == 4 * kHuge);
-  for (std::uint64_t use = 3; use < 2 + HugePageCollapser::kRecollapseUses; ++use)
+  for (std::uint64_t use = 1; use < HugePageCollapser::kRecollapseUses; ++use)
     collapser.note_use(buffer, bytes);
   CHECK(collapser.collapses() == 1);
-  collapser.note_use(buffer, bytes);  // use 2 + kRecollapseUses
+  collapser.note_use(buffer, bytes);  // kRecollapseUses after the first collapse
   CHECK(collapser.collapses() == 2);
 }
 
@@ -132,7 +142,10 @@ TEST_CASE("huge pages: a buffer smaller than a huge page moves with the page aro
   Mapping m(bytes, 300 * 1024);  // inside one huge page
   std::memset(m.data(), 3, bytes);
   HugePageCollapser collapser;
-  collapser.note_use(m.data(), bytes);
+  const std::uint64_t due = collapsing_use(bytes, 1);
+  REQUIRE(due == 8);
+  for (std::uint64_t use = 1; use < due; ++use) collapser.note_use(m.data(), bytes);
+  CHECK(collapser.collapses() == 0);
   collapser.note_use(m.data(), bytes);
   CHECK(collapser.collapses() == 1);
   if (kernel_collapses() && !thp_always()) CHECK(huge_page_bytes(m.data()) == kHuge);
@@ -142,16 +155,21 @@ TEST_CASE("huge pages: a buffer smaller than a huge page moves with the page aro
 }
 
 TEST_CASE("huge pages: the least recently used of more buffers than it holds is forgotten") {
-  // Nine buffers of one untouched mapping; a collapse fills only the buffer it collapses.
+  // Nine buffers of one untouched mapping, each exactly one huge page; a collapse fills only
+  // the buffer it collapses.
   constexpr int kBuffers = 9;
   Mapping m(kBuffers * 2 * kHuge, 0);
   auto buffer = [&](int i) { return m.data() + static_cast<std::uint64_t>(i) * 2 * kHuge; };
+  const std::uint64_t due = collapsing_use(kHuge, 1);
   HugePageCollapser collapser;
   for (int i = 0; i < kBuffers; ++i) collapser.note_use(buffer(i), kHuge);  // 8 remembered
   collapser.note_use(buffer(0), kHuge);  // forgotten by the ninth: a first use again
+  for (std::uint64_t use = 2; use < due; ++use) collapser.note_use(buffer(0), kHuge);
   CHECK(collapser.collapses() == 0);
-  collapser.note_use(buffer(2), kHuge);  // still remembered: its second use
-  CHECK(collapser.collapses() == 1);
+  for (std::uint64_t use = 2; use <= due; ++use) collapser.note_use(buffer(2), kHuge);
+  CHECK(collapser.collapses() == 1);  // buffer 2 was still remembered
+  collapser.note_use(buffer(0), kHuge);
+  CHECK(collapser.collapses() == 2);
 }
 
 TEST_CASE("huge pages: memory the kernel refuses is not asked again") {
@@ -160,13 +178,13 @@ TEST_CASE("huge pages: memory the kernel refuses is not asked again") {
   Mapping m(2 * kHuge, 0);
   REQUIRE(madvise(m.data(), 2 * kHuge, MADV_NOHUGEPAGE) == 0);
   HugePageCollapser collapser;
-  for (int use = 0; use < 4 + static_cast<int>(HugePageCollapser::kRecollapseUses); ++use)
-    collapser.note_use(m.data(), 2 * kHuge);
+  const std::uint64_t uses = collapsing_use(2 * kHuge, 2) + HugePageCollapser::kRecollapseUses;
+  for (std::uint64_t use = 0; use < uses; ++use) collapser.note_use(m.data(), 2 * kHuge);
   CHECK(collapser.collapses() == 1);
   CHECK(collapser.refusals() == 1);
 }
 
-// A team of 2 whose ranks call each collective three times on buffers they keep, with new
+// A team of 2 whose ranks call each collective four times on buffers they keep, with new
 // contents each time. Every result is compared; where the kernel collapses memory, the buffers
 // must have moved onto huge pages with Options::huge_pages, and not without it.
 void collectives_on_kept_buffers(bool huge_pages) {
@@ -206,7 +224,7 @@ void collectives_on_kept_buffers(bool huge_pages) {
         auto fill_mine = [&](std::uint64_t seq) {
           for (std::uint64_t i = 0; i < kBlock; ++i) mine.data()[i] = pattern(seq, me, i);
         };
-        for (std::uint64_t seq = 0; seq < 3; ++seq) {
+        for (std::uint64_t seq = 0; seq < 4; ++seq) {
           // Broadcast from rank (seq % 2), in `mine`.
           const int root = static_cast<int>(seq % 2);
           for (std::uint64_t i = 0; i < kBlock; ++i)
@@ -230,18 +248,19 @@ void collectives_on_kept_buffers(bool huge_pages) {
           team.gatherv(mine.data(), kBlock, kByte, vwhole.data(), counts, displs, kByte, 0);
           if (me == 0) ctx.check(blocks_hold(vwhole, seq + 40), "gatherv collected every block");
         }
-        // `mine` is exposed by every call on every rank, `whole` by rank 0's. Where THP is
-        // "always", anonymous memory may sit on huge pages without any collapse.
-        const bool mine_huge = huge_page_bytes(mine.data()) > 0;
+        // Rank 1 exposes `mine` in every call (20 uses of 4 MiB), rank 0 `whole` as the root of
+        // scatter and gather (8 uses of 8 MiB) and in `vwhole` rank 1's block as the v-forms'
+        // (8 uses of 4 MiB): each enough to be collapsed (HugePageCollapser::kAmortization).
+        // Where THP is "always", anonymous memory may sit on huge pages without any collapse.
+        Mapping& exposed = me == 0 ? whole : mine;
         if (huge_pages && team.single_copy_available() && kernel_collapses()) {
-          ctx.check(mine_huge, "the kept buffer is on huge pages");
-          // Rank 0's v-form buffer holds rank 1's block, which moves with the single copy.
+          ctx.check(huge_page_bytes(exposed.data()) > 0, "the kept buffer is on huge pages");
           if (me == 0)
             ctx.check(huge_page_bytes(vwhole.data() + kBlock) > 0,
                       "the v-form root's buffer is on huge pages");
         }
         if (!huge_pages && !thp_always())
-          ctx.check(!mine_huge, "the kept buffer stayed on 4 KiB pages");
+          ctx.check(huge_page_bytes(exposed.data()) == 0, "the kept buffer stayed on 4 KiB pages");
       },
       &job);
   INFO(outcome.summary());

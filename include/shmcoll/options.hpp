@@ -156,8 +156,9 @@ struct Options {
   // ranks get, such as a container with a CPU quota; rank 0's value holds for the team.
   int team_cpus = 0;
   // Each rank moves a buffer of its own (64 KiB or more) that peers copy from or into with
-  // cross-memory attach onto 2 MiB pages (madvise MADV_COLLAPSE) the second time it is used:
-  // every huge page it overlaps, with the memory around it there (copy/huge_pages.hpp). The
+  // cross-memory attach onto 2 MiB pages (madvise MADV_COLLAPSE) once it has been used enough
+  // to pay for that: every huge page it overlaps, with the memory around it there
+  // (copy/huge_pages.hpp, HugePageCollapser::kAmortization). The
   // peers' system calls pin its pages one by one, and on 4 KiB pages they copied at 0.6-0.75x
   // memcpy's speed on one VM and at 0.25x on another. Local to each rank: ranks may differ,
   // and only the speed does.

@@ -29,15 +29,20 @@ void HugePageCollapser::note_use(const void* buffer, std::uint64_t bytes) {
     slot = &*std::min_element(ranges_.begin(), ranges_.end(), [](const Range& a, const Range& b) {
       return a.last_use < b.last_use;
     });
-    *slot = Range{begin, end, 1, clock_, false};
+    *slot = Range{.begin = begin, .end = end, .uses = 1, .moved = bytes, .last_use = clock_};
     return;
   }
   slot->last_use = clock_;
   ++slot->uses;
   if (slot->refused) return;
-  if (slot->uses == 2 || (slot->uses - 2) % kRecollapseUses == 0) {
-    if (!collapse(*slot)) slot->refused = true;
+  if (slot->collapsed_at == 0) {
+    slot->moved += bytes;  // below kAmortization x the range's bytes: no overflow
+    if (slot->moved < kAmortization * (end - begin)) return;
+    slot->collapsed_at = slot->uses;
+  } else if ((slot->uses - slot->collapsed_at) % kRecollapseUses != 0) {
+    return;
   }
+  if (!collapse(*slot)) slot->refused = true;
 }
 
 bool HugePageCollapser::collapse(Range& range) {

@@ -19,12 +19,18 @@
 // end where it was not touched before. An edge page that reaches beyond the buffer's mapping,
 // or into memory the kernel cannot collapse, stays as it is.
 //
-// A collapse costs about 0.25-2.5 ms per 2 MiB page (the first one of a run the most), so only
-// a buffer used a second time is collapsed: a buffer a program reuses pays once, one it uses
-// once never pays. The memory may be unmapped and mapped again at the same address, on small
-// pages again, so a buffer in use is collapsed again every kRecollapseUses uses; on memory that
-// is already on huge pages the call only walks the page tables (3-110 us for 8 MiB), against at
-// least 100 cross-memory copies in between.
+// A collapse costs time once: 0.25-2.5 ms per 2 MiB page on the Intel VM, 0.5 ms on the AMD
+// one and up to 6.6 ms there where the guest's memory had not been touched before (a first
+// touch of 16 MiB on huge pages took 39 ms too). Against it stands what each small page costs
+// a peer's copy: 0.1-0.28 us, so that one page's collapse pays for itself after 5-65 times its
+// 2 MiB have moved on small pages on the AMD VM, 1.3-50 times on the Intel one. So a buffer is
+// collapsed once the bytes peers moved through it reach kAmortization times the bytes the
+// collapse moves (and never on its first use): a buffer of 16 MiB on its 5th use, of 1 MiB on
+// its 8th or 16th, of 64 KiB on its 128th or 256th, and one a program uses a few times never.
+// The memory may be unmapped and mapped again at the same address, on small pages again, so a
+// collapsed buffer is collapsed again every kRecollapseUses uses; on memory already on huge
+// pages the call only walks the page tables (under 10 us for 16 MiB here, 3-110 us for 8 MiB
+// on the Intel VM).
 #pragma once
 
 #include <array>
@@ -36,12 +42,14 @@ class HugePageCollapser {
  public:
   static constexpr std::uint64_t kHugePageBytes = std::uint64_t{2} << 20;
   static constexpr std::uint64_t kRecollapseUses = 128;
+  static constexpr std::uint64_t kAmortization = 4;
   // Smaller buffers are left alone: pinning their at most 16 small pages costs a few
   // microseconds a call, not worth up to 4 MiB of memory around them.
   static constexpr std::uint64_t kMinBufferBytes = 64 * 1024;
 
   // A buffer of this rank's that peers will copy from or into with CMA in the call starting
-  // now, before they can: collapses it on its second use (and every kRecollapseUses after).
+  // now, before they can: collapses it once its uses have moved kAmortization times the bytes
+  // of the huge pages it overlaps (and again every kRecollapseUses uses after that).
   void note_use(const void* buffer, std::uint64_t bytes);
 
   // How many collapses were asked of the kernel, and how many it refused (tests, logs).
@@ -54,8 +62,10 @@ class HugePageCollapser {
     std::uintptr_t begin = 0;
     std::uintptr_t end = 0;
     std::uint64_t uses = 0;
-    std::uint64_t last_use = 0;  // clock_ at the last use: the least recent one is replaced
-    bool refused = false;        // the kernel refused every page (not anonymous, THP disabled)
+    std::uint64_t moved = 0;         // bytes of all its uses, until the first collapse
+    std::uint64_t collapsed_at = 0;  // the use that first collapsed it (0: none yet)
+    std::uint64_t last_use = 0;      // clock_ at the last use: the least recent one is replaced
+    bool refused = false;            // the kernel refused every page (not anonymous, THP off)
   };
   // Enough for the buffers of one program's collectives; more only replace the oldest.
   static constexpr std::size_t kRanges = 8;

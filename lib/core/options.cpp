@@ -237,8 +237,8 @@ const std::vector<Row>& rows() {
        }},
       {"SHMCOLL_HUGE_PAGES",
        "1: a rank's buffer of 64 KiB or more that peers copy from or into with cross-memory "
-       "attach moves onto huge pages (madvise MADV_COLLAPSE: every 2 MiB page it overlaps) when "
-       "it is used a second time; 0: never",
+       "attach moves onto huge pages (madvise MADV_COLLAPSE: every 2 MiB page it overlaps) once "
+       "its uses have moved 4 times the bytes of those pages; 0: never",
        [](const Options& o) { return std::string(o.huge_pages ? "1" : "0"); },
        [](Options& o, const std::string& v) {
          o.huge_pages = parse_integer("SHMCOLL_HUGE_PAGES", v, 0, 1) == 1;
