@@ -27,6 +27,7 @@
 
 #include "core/byte_size.hpp"
 #include "mpi_timeline.hpp"
+#include "warmup.hpp"
 
 namespace {
 
@@ -144,7 +145,9 @@ int main(int argc, char** argv) {
         counts[static_cast<std::size_t>(r)] = n;
         displs[static_cast<std::size_t>(r)] = r * n;
       }
-      const int iters = iterations_for(bytes, cap), warmup = iters / 10 + 2;
+      const int iters = iterations_for(bytes, cap);
+      const int warmup =
+          shmcoll::bench::warmup_iterations(iters, static_cast<std::uint64_t>(bytes));
       double total = 0;
       timeline.clear();
       for (int it = -warmup; it < iters; ++it) {

@@ -23,6 +23,7 @@
 #include "core/byte_size.hpp"
 #include "machine.hpp"
 #include "shmcoll/shmcoll.hpp"
+#include "warmup.hpp"
 
 namespace {
 
@@ -268,7 +269,7 @@ int main(int argc, char** argv) {
           b.displs[static_cast<std::size_t>(r)] =
               static_cast<Count>(bytes * static_cast<std::uint64_t>(r));
         const int iters = iterations_for(cfg, bytes);
-        const int warmup = iters / 10 + 2;
+        const int warmup = shmcoll::bench::warmup_iterations(iters, bytes);
         std::vector<double> times(static_cast<std::size_t>(iters));
         for (int it = -warmup; it < iters; ++it) {
           const int root = (it + warmup) % size;
