@@ -3,11 +3,14 @@
 // collective would use for a given number of ranks and root.
 #include <sched.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 #include "coll/registry.hpp"
+#include "copy/cross_process.hpp"
 #include "segment/layout.hpp"
 #include "shmcoll/shmcoll.hpp"
 #include "topology/discovery.hpp"
@@ -37,7 +40,9 @@ int available_cpus() {
 }
 
 // Which algorithm each collective takes on a team of `ranks` at each size (coll/registry.hpp),
-// assuming the team passes the single-copy probe unless SHMCOLL_SINGLE_COPY=off.
+// assuming the team passes the single-copy probe unless SHMCOLL_SINGLE_COPY=off. The cost of
+// cross-memory attach is measured here as a team's rank 0 measures it, since it moves the
+// single copy's threshold (registry::single_copy_min_bytes).
 void print_algorithms(const shmcoll::Options& options, int ranks,
                       const shmcoll::topology::Tree& tree) {
   using shmcoll::Kind;
@@ -50,7 +55,8 @@ void print_algorithms(const shmcoll::Options& options, int ranks,
   // As a team would see it with its ranks free to run on this process's CPUs (or on
   // SHMCOLL_TEAM_CPUS of them).
   shape.oversubscribed = ranks > (options.team_cpus > 0 ? options.team_cpus : available_cpus());
-  shape.single_copy_min_bytes = options.single_copy_min_bytes;
+  const double cross_copy_cost = shape.single_copy ? shmcoll::copy::measure_cross_copy_cost() : 0;
+  shape.single_copy_min_bytes = shmcoll::registry::single_copy_min_bytes(options, cross_copy_cost);
   shape.oversubscribed_bcast_single_copy_min_bytes =
       options.oversubscribed_bcast_single_copy_min_bytes;
   shape.oversubscribed_gather_single_copy_min_bytes =
@@ -67,8 +73,16 @@ void print_algorithms(const shmcoll::Options& options, int ranks,
   std::printf("\nalgorithms on this team (%s single copy%s):\n",
               shape.single_copy ? "assuming the probe grants" : "without",
               shape.oversubscribed ? "; more ranks than this process's CPUs" : "");
-  const std::uint64_t sizes[] = {8,        1024,    8 * 1024, options.single_copy_min_bytes,
-                                 64 << 10, 1 << 20, 16 << 20};
+  if (cross_copy_cost > 0) {
+    std::printf(
+        "  (cross-memory attach measured at %.1fx memcpy here: the single copy from %llu "
+        "bytes per rank)\n",
+        cross_copy_cost, static_cast<unsigned long long>(shape.single_copy_min_bytes));
+  }
+  std::vector<std::uint64_t> sizes = {8,        1024,    8 * 1024, shape.single_copy_min_bytes,
+                                      64 << 10, 1 << 20, 16 << 20};
+  std::sort(sizes.begin(), sizes.end());
+  sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
   for (Kind kind : {Kind::kBcast, Kind::kScatter, Kind::kGather, Kind::kScatterv, Kind::kGatherv}) {
     const bool v_form = kind == Kind::kScatterv || kind == Kind::kGatherv;
     if (v_form) {
