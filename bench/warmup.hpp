@@ -13,7 +13,15 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "copy/huge_pages.hpp"
+
 namespace shmcoll::bench {
+
+// A buffer of B bytes overlaps at most B + 4 MiB of huge pages, so it is collapsed by its
+// kAmortization * (1 + 4 MiB / B)-th use: at most 6 uses from 8 MiB, 12 at 2 MiB, and 32 MiB / B
+// below. The 32 MiB and the 8 hold for the amortization they were set for.
+static_assert(copy::HugePageCollapser::kAmortization == 4 &&
+              copy::HugePageCollapser::kHugePageBytes == std::uint64_t{2} << 20);
 
 inline int warmup_iterations(int iters, std::uint64_t bytes) {
   const std::uint64_t by_bytes = std::max<std::uint64_t>(8, ((32u << 20) + bytes - 1) / bytes);

@@ -33,12 +33,12 @@ GathervOp::GathervOp(TeamImpl& team, const void* sendbuf, Count sendcount, Datat
   validate::blocks(ctx, "recvcounts", recvcounts, "displs", displs, recvtype, blocks);
   if (team.options().checks == CheckLevel::kFull)
     validate::no_overlap(ctx, as_span(blocks), "recvcounts", "displs", "written");
-  for (const validate::Block& b : blocks) {
+  for (int r = 0; r < team.size(); ++r) {
+    const validate::Block& b = blocks[static_cast<std::size_t>(r)];
     validate::buffer(ctx, "recvbuf", recvbuf, b.bytes);
     validate::stream_length(ctx, b.bytes);
     blocks_.emplace_back(b.offset, b.bytes);
-    if (static_cast<int>(blocks_.size()) - 1 != root &&
-        team.single_copy_for(Kind::kGatherv, b.bytes))
+    if (r != root && team.single_copy_for(Kind::kGatherv, b.bytes))
       expose_direct_block(static_cast<std::byte*>(recvbuf) + b.offset, b.bytes);
     if (b.bytes == 0) has_must_compare_ = true;  // see must_compare
   }
