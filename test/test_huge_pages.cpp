@@ -184,6 +184,71 @@ TEST_CASE("huge pages: memory the kernel refuses is not asked again") {
   CHECK(collapser.refusals() == 1);
 }
 
+TEST_CASE("huge pages: note_use tells which part of the buffer the collapse moved") {
+  // The buffer's first huge page is marked against huge pages, so its head stays on small ones.
+  const std::uint64_t bytes = 3 * kHuge + 12345;
+  Mapping m(bytes, 8192);
+  const auto start = reinterpret_cast<std::uintptr_t>(m.data());
+  const std::uintptr_t first_page = start & ~(kHuge - 1);
+  REQUIRE(madvise(reinterpret_cast<void*>(first_page), kHuge, MADV_NOHUGEPAGE) == 0);
+  std::memset(m.data(), 3, bytes);
+  HugePageCollapser collapser;
+  const std::uint64_t due = collapsing_use(bytes, 4);
+  for (std::uint64_t use = 1; use < due; ++use)
+    CHECK(collapser.note_use(m.data(), bytes).empty());  // not collapsed yet
+  const copy::HugeRun run = collapser.note_use(m.data(), bytes);
+  REQUIRE(collapser.collapses() == 1);
+  if (kernel_collapses()) {
+    CHECK(run.begin == first_page + kHuge);
+    CHECK(run.end == start + bytes);  // the last page reaches beyond the buffer: clipped
+    // Later uses report it too, and the offsets a rank publishes round inward to 4 KiB.
+    CHECK(collapser.note_use(m.data(), bytes).begin == run.begin);
+    const copy::HugeOffsets at = copy::unpack_offsets(copy::pack_offsets(run, m.data()));
+    CHECK(at.begin == run.begin - start);
+    CHECK(at.end == (bytes / 4096) * 4096);
+  } else {
+    CHECK(run.empty());
+  }
+  CHECK(copy::pack_offsets({}, m.data()) == 0);
+  CHECK(copy::unpack_offsets(0).empty());
+}
+
+// A broadcast pair whose one buffer's head stays on small pages: the pair splits the copy by
+// the pages (coll/broadcast_split.hpp), the root's part at the tail when the root is the rank
+// with all huge pages, at the head when it is the other. Every result is compared.
+TEST_CASE("huge pages: a broadcast pair splits by the pages of both buffers, results intact") {
+  constexpr std::uint64_t kBytes = 3 * kHuge + 4096;
+  std::string job;
+  const launch::JobOutcome outcome = run_ranks(
+      {.nranks = 2, .deadline_s = 120},
+      [&](RankContext& ctx) {
+        Options o = test_options(64 * 1024, 4);
+        o.team_cpus = 2;  // one CPU per rank: the cooperative single copy, whatever runs here
+        Team team(ctx.bootstrap, o);
+        const int me = ctx.rank;
+        Mapping buffer(kBytes, 64 * 1024);
+        if (me == 1) {
+          // Rank 1's first huge page cannot be collapsed: its first 1.94 MiB stay small.
+          const auto first = reinterpret_cast<std::uintptr_t>(buffer.data()) & ~(kHuge - 1);
+          REQUIRE(madvise(reinterpret_cast<void*>(first), kHuge, MADV_NOHUGEPAGE) == 0);
+        }
+        for (std::uint64_t seq = 0; seq < 24; ++seq) {
+          const int root = static_cast<int>(seq % 2);
+          for (std::uint64_t i = 0; i < kBytes; ++i)
+            buffer.data()[i] = me == root ? pattern(seq, root, i) : kUnwritten;
+          team.bcast(buffer.data(), static_cast<Count>(kBytes), kByte, root);
+          bool ok = true;
+          for (std::uint64_t i = 0; i < kBytes; ++i)
+            ok = ok && buffer.data()[i] == pattern(seq, root, i);
+          ctx.check(ok, "every broadcast delivered the root's bytes");
+        }
+      },
+      &job);
+  INFO(outcome.summary());
+  CHECK(outcome.succeeded());
+  CHECK(leftover_segments(job).empty());
+}
+
 // A team of 2 whose ranks call each collective four times on buffers they keep, with new
 // contents each time. Every result is compared; where the kernel collapses memory, the buffers
 // must have moved onto huge pages with Options::huge_pages, and not without it.

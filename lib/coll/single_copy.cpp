@@ -7,6 +7,7 @@
 #include <cstring>
 #include <functional>
 
+#include "coll/broadcast_split.hpp"
 #include "coll/copy_balance.hpp"
 #include "copy/copy.hpp"
 #include "copy/cross_process.hpp"
@@ -16,6 +17,18 @@
 
 namespace shmcoll {
 using sync::make_tag;
+
+namespace {
+// What this rank published with its arrival in the current operation, as a peer reads it.
+// Relaxed: its own stores.
+PeerArrival own_arrival(const TeamImpl& team) {
+  const segment::StatusLine& status = team.self().status();
+  PeerArrival me;
+  me.shared_id = status.shared_id.load(std::memory_order_relaxed);
+  me.huge_pages = status.huge_pages.load(std::memory_order_relaxed);
+  return me;
+}
+}  // namespace
 
 std::uint64_t SingleCopyExchange::balanced_root_share(std::uint64_t block_bytes, int ranks,
                                                       std::uint64_t root_extra,
@@ -179,9 +192,8 @@ void SingleCopyExchange::settle_root_share(std::uint64_t root_shared_id,
                                            std::uint64_t root_weight) {
   if (!plan_.weighted) return;
   const bool peers_memcpy = plan_.tree == nullptr && root_shared_id != 0;
-  plan_.root_share =
-      balanced_root_share(plan_.block_bytes, plan_.sharers, plan_.block_bytes,
-                          peers_memcpy ? 1.0 : CopyBalance::fraction(root_weight));
+  plan_.root_share = balanced_root_share(plan_.block_bytes, plan_.sharers, plan_.block_bytes,
+                                         peers_memcpy ? 1.0 : CopyBalance::fraction(root_weight));
   plan_.learns = !peers_memcpy;
 }
 
@@ -192,8 +204,27 @@ void SingleCopyExchange::start_broadcast(std::uint64_t bytes, int ranks, std::by
           ? static_cast<int>(tree->children[static_cast<std::size_t>(tree->root)].size()) + 1
           : ranks;
   // No local copy at the root, so the weight does not enter.
-  start({Flow::kFromRoot, bytes, 0, cooperative ? balanced_root_share(bytes, sharers, 0, 1.0) : 0,
-         buffer, tree, tree != nullptr});
+  const std::uint64_t root_share = cooperative ? balanced_root_share(bytes, sharers, 0, 1.0) : 0;
+  start({.flow = Flow::kFromRoot,
+         .block_bytes = bytes,
+         .root_share = root_share,
+         .local = buffer,
+         .tree = tree,
+         .relay = tree != nullptr,
+         .split_by_pages = tree == nullptr && ranks == 2 && root_share > 0});
+}
+
+void SingleCopyExchange::settle_pair_split(const TeamImpl& team, const PeerArrival& root,
+                                           const PeerArrival& peer) {
+  if (!plan_.split_by_pages || pages_settled_) return;
+  pages_settled_ = true;
+  // Between buffers of a shared allocation the peer copies with memcpy: no pages are pinned.
+  if (root.shared_id != 0 || peer.shared_id != 0) return;
+  const broadcast_split::Split split =
+      broadcast_split::choose(plan_.block_bytes, copy::unpack_offsets(root.huge_pages),
+                              copy::unpack_offsets(peer.huge_pages), team.cross_copy_cost());
+  plan_.root_share = split.root_bytes;
+  plan_.root_at = split.root_at;
 }
 
 bool SingleCopyExchange::compared_with(const TeamImpl& team, int root, int peer) const {
@@ -253,9 +284,11 @@ bool SingleCopyExchange::move_root_share(CollectiveOp& op, TeamImpl& team,
   for (int peer; (peer = waited_peer(team, root, next_peer_)) >= 0; ++next_peer_) {
     PeerArrival arrival;
     if (!arrival_of(op, team, peer, arrival, blocked_on)) return false;
-    std::byte* mine = plan_.local + static_cast<std::uint64_t>(peer) * plan_.block_stride;
-    if (!piece_.step(op, team, peer, arrival.address, arrival.shared_id, mine, plan_.root_share,
-                     from_root, blocked_on))
+    settle_pair_split(team, own_arrival(team), arrival);
+    std::byte* mine =
+        plan_.local + static_cast<std::uint64_t>(peer) * plan_.block_stride + plan_.root_at;
+    if (!piece_.step(op, team, peer, arrival.address + plan_.root_at, arrival.shared_id, mine,
+                     plan_.root_share, from_root, blocked_on))
       return false;
   }
   return true;
@@ -280,11 +313,14 @@ bool SingleCopyExchange::move_peer_share(CollectiveOp& op, TeamImpl& team,
   PeerArrival arrival;
   if (!arrival_of(op, team, root, arrival, blocked_on)) return false;
   settle_root_share(arrival.shared_id, arrival.copy_weight);
-  // Below the root's children, a rank moves its whole block.
+  settle_pair_split(team, arrival, own_arrival(team));
+  // Below the root's children, a rank moves its whole block. Its part is the block's tail, or
+  // its head where the root's part is the tail (root_at > 0).
   const std::uint64_t share = shares_with_root(team, root) ? plan_.root_share : 0;
+  const std::uint64_t at = plan_.root_at == 0 ? share : 0;
   const std::uint64_t remote =
-      arrival.address + static_cast<std::uint64_t>(team.rank()) * plan_.block_stride + share;
-  return piece_.step(op, team, root, remote, arrival.shared_id, plan_.local + share,
+      arrival.address + static_cast<std::uint64_t>(team.rank()) * plan_.block_stride + at;
+  return piece_.step(op, team, root, remote, arrival.shared_id, plan_.local + at,
                      plan_.block_bytes - share, plan_.flow == Flow::kToRoot, blocked_on);
 }
 

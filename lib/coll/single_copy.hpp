@@ -102,6 +102,12 @@ class SingleCopyExchange {
     int sharers = 0;
     // Settled at the root: the weight decided the share, so the call's outcome corrects it.
     bool learns = false;
+    // A flat broadcast pair: root_share and root_at follow the pages of both buffers
+    // (broadcast_split.hpp), settled by each rank once it has read the other's arrival.
+    bool split_by_pages = false;
+    // Where the root's part of each block starts: 0, or (split_by_pages) block_bytes -
+    // root_share, the peer's part then being the head.
+    std::uint64_t root_at = 0;
   };
 
   // The root's share of each block that balances the work: the root moves root_share per peer
@@ -146,6 +152,7 @@ class SingleCopyExchange {
     next_peer_ = 0;
     stage_ = Stage::kMove;
     learning_ = false;
+    pages_settled_ = false;
   }
   bool advance(CollectiveOp& op, TeamImpl& team, sync::WaitTarget& blocked_on);
   // Whether `peer`'s signature is known to match this rank's by the time the exchange is over,
@@ -185,6 +192,9 @@ class SingleCopyExchange {
   // own published shared_id and weight, a peer with those it read in the root's arrival,
   // before either uses the share; every later use comes after.
   void settle_root_share(std::uint64_t root_shared_id, std::uint64_t root_weight);
+  // Plan::split_by_pages: sets root_share and root_at from the root's and the peer's arrivals
+  // (their shared allocations and the parts of their buffers on huge pages), once.
+  void settle_pair_split(const TeamImpl& team, const PeerArrival& root, const PeerArrival& peer);
   // Whether this rank and the root split its block (flat, or a child of the root; never when
   // the root takes no share).
   bool shares_with_root(const TeamImpl& team, int root) const;
@@ -205,7 +215,8 @@ class SingleCopyExchange {
   enum class Stage { kMove, kChildren, kRoot };
   Plan plan_;
   Stage stage_ = Stage::kMove;
-  bool learning_ = false;  // the root, between its own part and its first look at its peers
+  bool learning_ = false;       // the root, between its own part and its first look at its peers
+  bool pages_settled_ = false;  // settle_pair_split has run
   int next_peer_ = 0;
   SteppedTransfer piece_;
 };

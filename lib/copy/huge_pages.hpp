@@ -38,6 +38,26 @@
 
 namespace shmcoll::copy {
 
+// The addresses [begin, end) of a buffer's memory that a collapse put on huge pages, as far as
+// this process knows: empty before the first collapse, or where the kernel refused. A hint for
+// planning copies, not a promise: the memory may have been unmapped and mapped again since.
+struct HugeRun {
+  std::uintptr_t begin = 0;
+  std::uintptr_t end = 0;
+  bool empty() const { return end <= begin; }
+};
+
+// A run's place within its buffer, as a rank publishes it with its arrival (StatusLine::
+// huge_pages): byte offsets [begin, end) from the buffer's start, kept in 4 KiB units (begin
+// rounded up, end down), 32 bits each. The empty run packs to 0.
+struct HugeOffsets {
+  std::uint64_t begin = 0;
+  std::uint64_t end = 0;
+  bool empty() const { return end <= begin; }
+};
+std::uint64_t pack_offsets(const HugeRun& run, const void* buffer);
+HugeOffsets unpack_offsets(std::uint64_t packed);
+
 class HugePageCollapser {
  public:
   static constexpr std::uint64_t kHugePageBytes = std::uint64_t{2} << 20;
@@ -49,8 +69,11 @@ class HugePageCollapser {
 
   // A buffer of this rank's that peers will copy from or into with CMA in the call starting
   // now, before they can: collapses it once its uses have moved kAmortization times the bytes
-  // of the huge pages it overlaps (and again every kRecollapseUses uses after that).
-  void note_use(const void* buffer, std::uint64_t bytes);
+  // of the huge pages it overlaps (and again every kRecollapseUses uses after that). Returns
+  // the part of the buffer the last collapse put on huge pages: the longest run of pages the
+  // kernel accepted, clipped to the buffer (an edge page that reaches beyond the buffer's
+  // mapping stays on 4 KiB pages, and so does the buffer's part in it).
+  HugeRun note_use(const void* buffer, std::uint64_t bytes);
 
   // How many collapses were asked of the kernel, and how many it refused (tests, logs).
   std::uint64_t collapses() const { return collapses_; }
@@ -66,6 +89,7 @@ class HugePageCollapser {
     std::uint64_t collapsed_at = 0;  // the use that first collapsed it (0: none yet)
     std::uint64_t last_use = 0;      // clock_ at the last use: the least recent one is replaced
     bool refused = false;            // the kernel refused every page (not anonymous, THP off)
+    HugeRun huge;                    // the longest run of pages the last collapse moved
   };
   // Enough for the buffers of one program's collectives; more only replace the oldest.
   static constexpr std::size_t kRanges = 8;

@@ -22,6 +22,7 @@ PeerState read_peer_arrival(const segment::StatusLine& status, std::uint64_t op,
   arrival.address = status.address.load(std::memory_order_relaxed);
   arrival.shared_id = status.shared_id.load(std::memory_order_relaxed);
   arrival.copy_weight = status.copy_weight.load(std::memory_order_relaxed);
+  arrival.huge_pages = status.huge_pages.load(std::memory_order_relaxed);
   std::atomic_thread_fence(std::memory_order_acquire);
   const std::uint64_t t2 = status.tag.load(std::memory_order_relaxed);
   return op_of(t2) == op ? PeerState::kRead : PeerState::kPassed;
@@ -284,7 +285,9 @@ void CollectiveOp::prepare_exposed_buffer() {
   const bool v_form = kind == Kind::kScatterv || kind == Kind::kGatherv;
   const bool cross_memory = v_form ? team_.single_copy_for(kind, sig_.bytes)
                                    : team_.choose(kind, sig_.bytes, sig_.root).single_copy;
-  if (cross_memory) team_.huge_pages().note_use(exposed_, exposed_bytes_);
+  if (cross_memory)
+    huge_pages_ =
+        copy::pack_offsets(team_.huge_pages().note_use(exposed_, exposed_bytes_), exposed_);
 }
 
 void CollectiveOp::arrive() {
@@ -293,7 +296,7 @@ void CollectiveOp::arrive() {
   op_ = team_.next_op();
   plan_before_arrival();
   prepare_exposed_buffer();
-  team_.publish_arrival(op_, sig_, exposed_, exposed_bytes_, copy_weight_);
+  team_.publish_arrival(op_, sig_, exposed_, exposed_bytes_, copy_weight_, huge_pages_);
   fence_at_arrival_ = fence_at_arrival_ && team_.options().checks == CheckLevel::kDeferred &&
                       team_.rank() == sig_.root && !team_.oversubscribed();
   if (fence_at_arrival_) {

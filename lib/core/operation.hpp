@@ -151,6 +151,7 @@ class CollectiveOp {
   std::uint64_t exposed_bytes_ = 0;
   std::uintptr_t direct_begin_ = 0, direct_end_ = 0;  // see expose_direct_block
   std::uint64_t copy_weight_ = 0;
+  std::uint64_t huge_pages_ = 0;  // published with the arrival (prepare_exposed_buffer)
   std::vector<ByteRange> lent_;
   bool agree_with(int peer, sync::WaitTarget& blocked_on);
   // Whether the agree stage skips `peer`: this rank itself, or a peer its data path compared.
@@ -196,6 +197,7 @@ struct PeerArrival {
   std::uint64_t address = 0;      // its buffer, in its address space (single-copy transfers)
   std::uint64_t shared_id = 0;    // the allocate_shared allocation holding it, 0 for none
   std::uint64_t copy_weight = 0;  // a scatter's or gather's root: CopyBalance units, else 0
+  std::uint64_t huge_pages = 0;   // copy::pack_offsets of its buffer's part on huge pages
 };
 
 // Reads a peer's arrival for operation `op` with the seqlock rule of the status line.

@@ -118,7 +118,8 @@ std::uint64_t TeamImpl::next_op() {
 }
 
 void TeamImpl::publish_arrival(std::uint64_t op, const OpSignature& sig, const void* buffer,
-                               std::uint64_t bytes, std::uint64_t copy_weight) {
+                               std::uint64_t bytes, std::uint64_t copy_weight,
+                               std::uint64_t huge_pages) {
   segment::StatusLine& status = self().status();
   // Seqlock write (see read_peer_arrival): mark "writing", fence, write the signature,
   // then publish "arrived". Only this rank writes its status line.
@@ -129,6 +130,7 @@ void TeamImpl::publish_arrival(std::uint64_t op, const OpSignature& sig, const v
   status.address.store(reinterpret_cast<std::uintptr_t>(buffer), std::memory_order_relaxed);
   status.shared_id.store(shared_buffers_.id_of(buffer, bytes), std::memory_order_relaxed);
   status.copy_weight.store(copy_weight, std::memory_order_relaxed);
+  status.huge_pages.store(huge_pages, std::memory_order_relaxed);
   publish(status.tag, make_tag(op, sync::kStepArrived));
 }
 

@@ -182,6 +182,8 @@ class TeamImpl final : public sync::WaitObserver {
   CopyBalance& copy_balance() { return copy_balance_; }
   // This rank's buffers that peers reach through cross-memory attach (Options::huge_pages).
   copy::HugePageCollapser& huge_pages() { return huge_pages_; }
+  // Rank 0's measure of cross-memory attach against memcpy at formation (0: not measured).
+  double cross_copy_cost() const { return cross_copy_cost_; }
   // The same weight for a v-form root, which alone plans the shares and sends them to its
   // peers, keyed by its largest block of `block_bytes`: 1 where its buffer lies in memory every
   // rank maps (allocate_shared, adopt_shared), since each peer's part of a block is then a
@@ -279,8 +281,9 @@ class TeamImpl final : public sync::WaitObserver {
 
   // Arrival (status line) and progress (progress line) of the current operation.
   // `copy_weight`: a scatter's or gather's root, its CopyBalance weight (0 elsewhere).
+  // `huge_pages`: copy::pack_offsets of the buffer's part on huge pages (0: none known).
   void publish_arrival(std::uint64_t op, const OpSignature& sig, const void* buffer,
-                       std::uint64_t bytes, std::uint64_t copy_weight);
+                       std::uint64_t bytes, std::uint64_t copy_weight, std::uint64_t huge_pages);
   void publish_step(std::uint64_t op, std::uint64_t step);
   // Whether every peer has arrived in operation `op` or a later one; otherwise `blocked_on`
   // names one that has not. Remembers the lowest operation it saw, so that most calls read no

@@ -37,6 +37,7 @@ std::uint64_t layout_hash() {
       offsetof(StatusLine, address),
       offsetof(StatusLine, writing_op),
       offsetof(StatusLine, shared_id),
+      offsetof(StatusLine, huge_pages),
       sizeof(ProgressLine),
       offsetof(ProgressLine, copied_op),
       offsetof(ProgressLine, shared_op),

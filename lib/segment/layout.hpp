@@ -32,7 +32,7 @@ using sync::kCacheLine;
 using sync::WakeLine;
 
 inline constexpr std::uint64_t kMagic = 0x4c4c4f434d485321ull;  // "!SHMCOLL" little-endian
-inline constexpr std::uint32_t kVersion = 9;
+inline constexpr std::uint32_t kVersion = 10;
 // The granule of NUMA placement (numa_placement.hpp): rank areas start on multiples of it. The
 // base page size of the platforms shmcoll runs on; a larger page only coarsens the placement.
 inline constexpr std::uint64_t kPageBytes = 4096;
@@ -82,6 +82,9 @@ struct alignas(kCacheLine) StatusLine {
   // A scatter's or gather's root: the weight its cooperative single copy splits each block by
   // (CopyBalance units), which its peers split by too. 0 elsewhere. Part of the seqlock.
   std::atomic<std::uint64_t> copy_weight;
+  // The part of the buffer at `address` this rank put on huge pages (copy::pack_offsets), 0
+  // for none known: a broadcast's pair splits its copy by it. Part of the seqlock.
+  std::atomic<std::uint64_t> huge_pages;
 };
 static_assert(sizeof(StatusLine) == kCacheLine);
 

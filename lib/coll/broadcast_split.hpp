@@ -1,0 +1,48 @@
+// Where the two ranks of a flat broadcast split its single copy, by the pages of their buffers.
+//
+// At np=2 the root writes one part of the message into its peer's buffer (process_vm_writev)
+// while the peer reads the rest from the root's (process_vm_readv). Either call pins the other
+// process's pages one by one, which on 4 KiB pages can cost more than the copy: 3-5x memcpy on
+// a 2-core AMD EPYC VM, about memcpy's cost from 2 MiB pages (copy/huge_pages.hpp). A buffer
+// from malloc rarely lies on huge pages whole: the 2 MiB page under its start often reaches
+// below its mapping, where the kernel will not collapse it, so its first 0-2 MiB stay on small
+// pages, at a different length in each process. An even split with the root's part first made
+// the root write that head of its peer's buffer, small pages and all, while the peer read the
+// rest from huge pages: an MPICH program broadcasting 4 MiB took 1.4-3.4x the two-core copy
+// floor where its Open MPI twin, whose head was shorter, took 1.15-1.2.
+//
+// So each rank publishes the part of its buffer it put on huge pages (StatusLine::huge_pages),
+// and both pick the same split from both parts: the root's part at the head or at the tail of
+// the message, of the length that evens out the two sides' costs, counting each byte by the
+// pages of the buffer it is pinned from. Whichever rank pins fewer small pages takes the
+// head. Bytes on small pages in both buffers cost the same whoever moves them.
+#pragma once
+
+#include <cstdint>
+
+#include "copy/huge_pages.hpp"
+
+namespace shmcoll::broadcast_split {
+
+// The root moves [root_at, root_at + root_bytes) of the message into the peer's buffer, the
+// peer the rest from the root's (one range: root_at is 0 or bytes - root_bytes).
+struct Split {
+  std::uint64_t root_at = 0;
+  std::uint64_t root_bytes = 0;
+  bool operator==(const Split&) const = default;
+};
+
+// The even split, the root's half first: what the pair does where neither buffer is known to
+// lie on huge pages. `bytes` below 128 give the root nothing.
+Split even(std::uint64_t bytes);
+
+// The split of `bytes` that ends soonest when a byte pinned from small pages costs
+// `small_page_cost` times one pinned from huge pages (at least 1; the team's measure of cross-
+// memory attach against memcpy). `root_huge` and `peer_huge`: the parts of the root's and the
+// peer's buffers on huge pages. Both parts of the split are multiples of 64 bytes where
+// `bytes` is, and neither is empty: the pair's completion protocol counts on both moving some.
+// A function of its arguments only, so both ranks reach the same split.
+Split choose(std::uint64_t bytes, copy::HugeOffsets root_huge, copy::HugeOffsets peer_huge,
+             double small_page_cost);
+
+}  // namespace shmcoll::broadcast_split
