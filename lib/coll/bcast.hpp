@@ -21,6 +21,8 @@ class BcastOp final : public CollectiveOp {
  public:
   BcastOp(TeamImpl& team, void* buffer, Count count, Datatype type, int root);
 
+  ~BcastOp() override { team_.staging_buffer().release(op_); }
+
   void abandon() override {
     if (single_copy_) SingleCopyExchange::drain(*this, team_);
   }
@@ -28,6 +30,9 @@ class BcastOp final : public CollectiveOp {
  private:
   bool advance_data(sync::WaitTarget& blocked_on) override;
   bool advance_tree(sync::WaitTarget& blocked_on);
+  bool may_stage() const override {
+    return team_.rank() == sig_.root && team_.size() == 2 && !team_.oversubscribed();
+  }
   bool checked_in_data_path(int peer) const override {
     if (single_copy_) return exchange_.compared_with(team_, sig_.root, peer);
     return peer == source_ && team_.rank() != sig_.root && sig_.bytes > 0;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "copy/staging_buffer.hpp"
+
 namespace shmcoll::broadcast_split {
 
 namespace {
@@ -61,13 +63,14 @@ Candidate best(std::uint64_t bytes, bool root_first, copy::HugeOffsets root_huge
   return at;
 }
 
-}  // namespace
-
-Split even(std::uint64_t bytes) { return {0, bytes / 2 / kGrain * kGrain}; }
-
-Split choose(std::uint64_t bytes, copy::HugeOffsets root_huge, copy::HugeOffsets peer_huge,
-             double small_page_cost) {
-  if ((root_huge.empty() && peer_huge.empty()) || bytes < 2 * kGrain) return even(bytes);
+// The split of the message's bytes from `from` on, the rest as a message of its own, after a
+// staged head of `from` bytes: its cost is the larger side's, the head's included.
+Candidate split_rest(std::uint64_t bytes, std::uint64_t from, copy::HugeOffsets root_huge,
+                     copy::HugeOffsets peer_huge, double small_page_cost) {
+  const std::uint64_t rest = bytes - from;
+  const auto shift = [&](copy::HugeOffsets h) {
+    return copy::HugeOffsets{std::max(h.begin, from) - from, std::max(h.end, from) - from};
+  };
   // Weights in sixteenths: a byte from huge pages costs 16, one from small pages 16 x the
   // measured ratio (at least 16). The root's part is a whole number of grains, so the bytes of
   // an odd size beyond the last grain go with the peer's.
@@ -75,9 +78,36 @@ Split choose(std::uint64_t bytes, copy::HugeOffsets root_huge, copy::HugeOffsets
   const double ratio =
       std::isfinite(small_page_cost) ? std::clamp(small_page_cost, 1.0, 64.0) : 1.0;
   const auto small_weight = static_cast<std::uint64_t>(std::lround(ratio * kHugeWeight));
-  const Candidate head = best(bytes, true, root_huge, peer_huge, small_weight, kHugeWeight);
-  const Candidate tail = best(bytes, false, root_huge, peer_huge, small_weight, kHugeWeight);
-  return tail.finish < head.finish ? tail.split : head.split;
+  const Candidate head =
+      best(rest, true, shift(root_huge), shift(peer_huge), small_weight, kHugeWeight);
+  const Candidate tail =
+      best(rest, false, shift(root_huge), shift(peer_huge), small_weight, kHugeWeight);
+  const Candidate& c = tail.finish < head.finish ? tail : head;
+  return {{c.split.root_at + from, c.split.root_bytes, from}, c.finish + from * kHugeWeight};
+}
+
+}  // namespace
+
+Split even(std::uint64_t bytes) { return {0, bytes / 2 / kGrain * kGrain}; }
+
+Split choose(std::uint64_t bytes, copy::HugeOffsets root_huge, copy::HugeOffsets peer_huge,
+             double small_page_cost, bool root_stages) {
+  if ((root_huge.empty() && peer_huge.empty()) || bytes < 2 * kGrain) return even(bytes);
+  // The head on small pages in both buffers, where both have huge pages beyond it. Staged, a
+  // byte costs a memcpy and a read from a huge page, about 2 where one from a huge page
+  // costs 1: only worth it where small pages cost more.
+  std::uint64_t stage = 0;
+  if (root_stages && small_page_cost > kStagingCost && !root_huge.empty() && !peer_huge.empty()) {
+    stage =
+        std::min({root_huge.begin, peer_huge.begin, copy::StagingBuffer::kBytes}) / kGrain * kGrain;
+    if (stage < kMinStageBytes || bytes - stage < 2 * kGrain) stage = 0;
+  }
+  // The staged head puts the same work on both sides and leaves less freedom to balance the
+  // rest: where that costs more than the head saves, no stage.
+  const Candidate direct = split_rest(bytes, 0, root_huge, peer_huge, small_page_cost);
+  if (stage == 0) return direct.split;
+  const Candidate staged = split_rest(bytes, stage, root_huge, peer_huge, small_page_cost);
+  return staged.finish < direct.finish ? staged.split : direct.split;
 }
 
 }  // namespace shmcoll::broadcast_split

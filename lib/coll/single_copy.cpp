@@ -222,9 +222,11 @@ void SingleCopyExchange::settle_pair_split(const TeamImpl& team, const PeerArriv
   if (root.shared_id != 0 || peer.shared_id != 0) return;
   const broadcast_split::Split split =
       broadcast_split::choose(plan_.block_bytes, copy::unpack_offsets(root.huge_pages),
-                              copy::unpack_offsets(peer.huge_pages), team.cross_copy_cost());
+                              copy::unpack_offsets(peer.huge_pages), team.cross_copy_cost(),
+                              (root.huge_pages & copy::kStagesBit) != 0);
   plan_.root_share = split.root_bytes;
   plan_.root_at = split.root_at;
+  plan_.stage_bytes = split.stage_bytes;
 }
 
 bool SingleCopyExchange::compared_with(const TeamImpl& team, int root, int peer) const {
@@ -285,6 +287,7 @@ bool SingleCopyExchange::move_root_share(CollectiveOp& op, TeamImpl& team,
     PeerArrival arrival;
     if (!arrival_of(op, team, peer, arrival, blocked_on)) return false;
     settle_pair_split(team, own_arrival(team), arrival);
+    if (plan_.stage_bytes > 0 && !staged_) stage_head(op, team);
     std::byte* mine =
         plan_.local + static_cast<std::uint64_t>(peer) * plan_.block_stride + plan_.root_at;
     if (!piece_.step(op, team, peer, arrival.address + plan_.root_at, arrival.shared_id, mine,
@@ -314,14 +317,51 @@ bool SingleCopyExchange::move_peer_share(CollectiveOp& op, TeamImpl& team,
   if (!arrival_of(op, team, root, arrival, blocked_on)) return false;
   settle_root_share(arrival.shared_id, arrival.copy_weight);
   settle_pair_split(team, arrival, own_arrival(team));
-  // Below the root's children, a rank moves its whole block. Its part is the block's tail, or
-  // its head where the root's part is the tail (root_at > 0).
-  const std::uint64_t share = shares_with_root(team, root) ? plan_.root_share : 0;
-  const std::uint64_t at = plan_.root_at == 0 ? share : 0;
-  const std::uint64_t remote =
-      arrival.address + static_cast<std::uint64_t>(team.rank()) * plan_.block_stride + at;
-  return piece_.step(op, team, root, remote, arrival.shared_id, plan_.local + at,
-                     plan_.block_bytes - share, plan_.flow == Flow::kToRoot, blocked_on);
+  if (!own_part_moved_) {
+    // Below the root's children, a rank moves its whole block. Beside the root, what the
+    // root's part (and a staged head) leave: the block's tail, or (split_by_pages) the part
+    // between them.
+    const std::uint64_t share = shares_with_root(team, root) ? plan_.root_share : 0;
+    const broadcast_split::Split split{plan_.root_at, share, plan_.stage_bytes};
+    const std::uint64_t at = share == 0 ? 0 : split.peer_at();
+    const std::uint64_t remote =
+        arrival.address + static_cast<std::uint64_t>(team.rank()) * plan_.block_stride + at;
+    if (!piece_.step(op, team, root, remote, arrival.shared_id, plan_.local + at,
+                     split.peer_bytes(plan_.block_bytes), plan_.flow == Flow::kToRoot, blocked_on))
+      return false;
+    own_part_moved_ = true;
+  }
+  if (plan_.stage_bytes == 0) return true;
+  // The staged head, once the root reports it staged.
+  const std::uint64_t staged = make_tag(op.op(), sync::step_consumed(0));
+  if (!team.progress_reached(root, staged)) {
+    blocked_on = {&team.area(root).progress().tag, staged, root};
+    return false;
+  }
+  // relaxed: progress_reached's acquire load of the report made the root's store visible.
+  const std::uint64_t address =
+      team.area(root).progress().staged_address.load(std::memory_order_relaxed);
+  return piece_.step(op, team, root, address, 0, plan_.local, plan_.stage_bytes,
+                     /*local_is_source=*/false, blocked_on);
+}
+
+void SingleCopyExchange::stage_head(const CollectiveOp& op, TeamImpl& team) {
+  // One memcpy of at most 2 MiB (copy::StagingBuffer::kBytes), some 40 us: within the bounded
+  // work of one advance (SteppedTransfer).
+  std::byte* staging = team.staging_buffer().data();
+  copy::copy_bytes(staging, plan_.local, plan_.stage_bytes);
+  // relaxed: the release store of the report below publishes it, and the staged bytes.
+  team.self().progress().staged_address.store(reinterpret_cast<std::uintptr_t>(staging),
+                                              std::memory_order_relaxed);
+  team.publish_step(op.op(), sync::step_consumed(0));
+  // The peer may have finished its part and gone to sleep on this report; this rank does not
+  // wait (which wakes sleepers) before its own part is over.
+  team.wake_sleepers();
+  staged_ = true;
+}
+
+std::uint64_t SingleCopyExchange::root_report_step() const {
+  return sync::step_consumed(plan_.stage_bytes > 0 ? 1 : 0);
 }
 
 void SingleCopyExchange::drain(const CollectiveOp& op, TeamImpl& team) {
@@ -408,7 +448,7 @@ bool SingleCopyExchange::advance(CollectiveOp& op, TeamImpl& team, sync::WaitTar
     // With shares the root reports at once: its children wait for its shares, not for its
     // subtree. release (inside publish): the bytes this rank moved, by a system call on its
     // CPU, are visible to whoever acquires this step.
-    if (is_root && plan_.root_share > 0) team.publish_step(op.op(), sync::step_consumed(0));
+    if (is_root && plan_.root_share > 0) team.publish_step(op.op(), root_report_step());
     stage_ = Stage::kChildren;
     next_peer_ = 0;
     learning_ = is_root && plan_.learns;
@@ -431,7 +471,8 @@ bool SingleCopyExchange::advance(CollectiveOp& op, TeamImpl& team, sync::WaitTar
     if (!is_root || plan_.root_share == 0) team.publish_step(op.op(), sync::step_consumed(0));
     stage_ = Stage::kRoot;
   }
-  return !waits_for_root(team, root) || reported(team, root, done, blocked_on);
+  return !waits_for_root(team, root) ||
+         reported(team, root, make_tag(op.op(), root_report_step()), blocked_on);
 }
 
 bool SingleCopyExchange::waits_for_root(const TeamImpl& team, int root) const {

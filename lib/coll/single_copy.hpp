@@ -105,9 +105,12 @@ class SingleCopyExchange {
     // A flat broadcast pair: root_share and root_at follow the pages of both buffers
     // (broadcast_split.hpp), settled by each rank once it has read the other's arrival.
     bool split_by_pages = false;
-    // Where the root's part of each block starts: 0, or (split_by_pages) block_bytes -
-    // root_share, the peer's part then being the head.
+    // Where the root's part of each block starts: 0, or (split_by_pages) at either end of
+    // what follows the staged head; the peer's part is what the two leave.
     std::uint64_t root_at = 0;
+    // split_by_pages: the head the root stages for the peer (broadcast_split.hpp). The root
+    // then reports it staged with step_consumed(0), and its share done with step_consumed(1).
+    std::uint64_t stage_bytes = 0;
   };
 
   // The root's share of each block that balances the work: the root moves root_share per peer
@@ -153,6 +156,8 @@ class SingleCopyExchange {
     stage_ = Stage::kMove;
     learning_ = false;
     pages_settled_ = false;
+    staged_ = false;
+    own_part_moved_ = false;
   }
   bool advance(CollectiveOp& op, TeamImpl& team, sync::WaitTarget& blocked_on);
   // Whether `peer`'s signature is known to match this rank's by the time the exchange is over,
@@ -195,6 +200,10 @@ class SingleCopyExchange {
   // Plan::split_by_pages: sets root_share and root_at from the root's and the peer's arrivals
   // (their shared allocations and the parts of their buffers on huge pages), once.
   void settle_pair_split(const TeamImpl& team, const PeerArrival& root, const PeerArrival& peer);
+  // The root, Plan::stage_bytes: copies the head into the team's staging buffer and reports it.
+  void stage_head(const CollectiveOp& op, TeamImpl& team);
+  // The step with which the root reports its share moved.
+  std::uint64_t root_report_step() const;
   // Whether this rank and the root split its block (flat, or a child of the root; never when
   // the root takes no share).
   bool shares_with_root(const TeamImpl& team, int root) const;
@@ -215,8 +224,10 @@ class SingleCopyExchange {
   enum class Stage { kMove, kChildren, kRoot };
   Plan plan_;
   Stage stage_ = Stage::kMove;
-  bool learning_ = false;       // the root, between its own part and its first look at its peers
-  bool pages_settled_ = false;  // settle_pair_split has run
+  bool learning_ = false;        // the root, between its own part and its first look at its peers
+  bool pages_settled_ = false;   // settle_pair_split has run
+  bool staged_ = false;          // the root: stage_head has run
+  bool own_part_moved_ = false;  // a peer: its part is moved (the staged head may follow)
   int next_peer_ = 0;
   SteppedTransfer piece_;
 };

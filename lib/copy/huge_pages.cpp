@@ -13,7 +13,8 @@ namespace shmcoll::copy {
 
 namespace {
 constexpr std::uint64_t kOffsetUnit = 4096;
-constexpr std::uint64_t kMaxUnits = 0xffffffff;
+constexpr int kUnitBits = 31;
+constexpr std::uint64_t kMaxUnits = (std::uint64_t{1} << kUnitBits) - 1;
 }  // namespace
 
 std::uint64_t pack_offsets(const HugeRun& run, const void* buffer) {
@@ -22,11 +23,11 @@ std::uint64_t pack_offsets(const HugeRun& run, const void* buffer) {
   const std::uint64_t begin =
       std::min((run.begin - start + kOffsetUnit - 1) / kOffsetUnit, kMaxUnits);
   const std::uint64_t end = std::min((run.end - start) / kOffsetUnit, kMaxUnits);
-  return end > begin ? begin | end << 32 : 0;
+  return end > begin ? begin | end << kUnitBits : 0;
 }
 
 HugeOffsets unpack_offsets(std::uint64_t packed) {
-  return {(packed & kMaxUnits) * kOffsetUnit, (packed >> 32) * kOffsetUnit};
+  return {(packed & kMaxUnits) * kOffsetUnit, ((packed >> kUnitBits) & kMaxUnits) * kOffsetUnit};
 }
 
 HugeRun HugePageCollapser::note_use(const void* buffer, std::uint64_t bytes) {

@@ -49,7 +49,8 @@ struct HugeRun {
 
 // A run's place within its buffer, as a rank publishes it with its arrival (StatusLine::
 // huge_pages): byte offsets [begin, end) from the buffer's start, kept in 4 KiB units (begin
-// rounded up, end down), 32 bits each. The empty run packs to 0.
+// rounded up, end down), 31 bits each (8 TiB). The empty run packs to 0. The word's top bit
+// is kStagesBit.
 struct HugeOffsets {
   std::uint64_t begin = 0;
   std::uint64_t end = 0;
@@ -57,6 +58,9 @@ struct HugeOffsets {
 };
 std::uint64_t pack_offsets(const HugeRun& run, const void* buffer);
 HugeOffsets unpack_offsets(std::uint64_t packed);
+// Set in the published word by a broadcast pair's root that holds its staging buffer for the
+// operation (copy/staging_buffer.hpp, coll/broadcast_split.hpp).
+inline constexpr std::uint64_t kStagesBit = std::uint64_t{1} << 63;
 
 class HugePageCollapser {
  public:

@@ -75,6 +75,10 @@ class CollectiveOp {
   // uniform forms, whose plans are small (scatter and gather 0.27-0.28 -> 0.31-0.33), nor
   // for the gatherv root once its plan was kept from call to call (see GathervOp).
   virtual void plan_before_arrival() {}
+  // Whether this rank may stage part of its exposed buffer for its peer when that part sits on
+  // small pages (a broadcast pair's root: coll/broadcast_split.hpp); it then claims the team's
+  // staging buffer for the operation before its arrival, and must release it when done.
+  virtual bool may_stage() const { return false; }
   // The bytes `peer` must report, or -1 if this rank does not check them.
   virtual std::int64_t expected_peer_bytes(int peer) const;
   // Text for a count mismatch with `peer`, describing what this rank expected.

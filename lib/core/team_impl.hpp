@@ -13,6 +13,7 @@
 #include "coll/copy_balance.hpp"
 #include "coll/registry.hpp"
 #include "copy/huge_pages.hpp"
+#include "copy/staging_buffer.hpp"
 #include "core/shared_buffers.hpp"
 #include "core/signature.hpp"
 #include "segment/segment.hpp"
@@ -182,6 +183,8 @@ class TeamImpl final : public sync::WaitObserver {
   CopyBalance& copy_balance() { return copy_balance_; }
   // This rank's buffers that peers reach through cross-memory attach (Options::huge_pages).
   copy::HugePageCollapser& huge_pages() { return huge_pages_; }
+  // Where a broadcast pair's root stages the head both buffers hold on small pages.
+  copy::StagingBuffer& staging_buffer() { return staging_buffer_; }
   // Rank 0's measure of cross-memory attach against memcpy at formation (0: not measured).
   double cross_copy_cost() const { return cross_copy_cost_; }
   // The same weight for a v-form root, which alone plans the shares and sends them to its
@@ -337,6 +340,7 @@ class TeamImpl final : public sync::WaitObserver {
   double local_copy_weight_ = 0.8;
   CopyBalance copy_balance_;
   copy::HugePageCollapser huge_pages_;
+  copy::StagingBuffer staging_buffer_;
   std::vector<SlotRecord> slot_records_;
   std::uint64_t slot_mask_ = 0;  // slots() - 1 where that is a power of two above 1, else 0
   std::vector<std::uint64_t> seen_progress_;  // see progress_reached

@@ -41,6 +41,7 @@ std::uint64_t layout_hash() {
       sizeof(ProgressLine),
       offsetof(ProgressLine, copied_op),
       offsetof(ProgressLine, shared_op),
+      offsetof(ProgressLine, staged_address),
       RankArea::kControlLines,
       sizeof(SignatureHistory),
       SignatureHistory::kEntries,

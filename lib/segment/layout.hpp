@@ -32,7 +32,7 @@ using sync::kCacheLine;
 using sync::WakeLine;
 
 inline constexpr std::uint64_t kMagic = 0x4c4c4f434d485321ull;  // "!SHMCOLL" little-endian
-inline constexpr std::uint32_t kVersion = 10;
+inline constexpr std::uint32_t kVersion = 11;
 // The granule of NUMA placement (numa_placement.hpp): rank areas start on multiples of it. The
 // base page size of the platforms shmcoll runs on; a larger page only coarsens the placement.
 inline constexpr std::uint64_t kPageBytes = 4096;
@@ -103,6 +103,9 @@ struct alignas(kCacheLine) ProgressLine {
   // The root's choice in the operations that may copy straight between shared buffers
   // (SharedCopyChoice): 2 x op + 1 where it chose that, 2 x op where it chose the slots.
   std::atomic<std::uint64_t> shared_copy_choice;
+  // A broadcast pair's root: where it staged the head of the message for its peer
+  // (coll/broadcast_split.hpp), valid once `tag` shows step_consumed(0) of that operation.
+  std::atomic<std::uint64_t> staged_address;
 };
 static_assert(sizeof(ProgressLine) == kCacheLine);
 
