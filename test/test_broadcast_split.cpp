@@ -116,6 +116,14 @@ TEST_CASE("broadcast split: any pages give two parts that cover the message, nev
   }
 }
 
+TEST_CASE("broadcast split: a gain below kMinGainPercent keeps the even split") {
+  // One small page at the head of each buffer: the costs would move 7 KiB of 4 MiB.
+  const std::uint64_t n = 4 * kMiB;
+  CHECK(choose(n, {4096, n}, {4096, n}, 4.56, true) == broadcast_split::even(n));
+  // A head of 256 KiB in the peer's buffer moves more than that.
+  CHECK(choose(n, {4096, n}, {256 * 1024, n}, 4.56, true) != broadcast_split::even(n));
+}
+
 TEST_CASE("broadcast split: a measure that is not a number counts small pages as huge") {
   const std::uint64_t n = 4 * kMiB;
   CHECK(choose(n, {0, n}, {kMiB, n}, 0.0 / 0.0 + 0, false) == Split{0, n / 2});

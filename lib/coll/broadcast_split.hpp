@@ -51,6 +51,8 @@ Split even(std::uint64_t bytes);
 
 // A shorter head is left to the split: staging it saves less than the wait for it costs.
 inline constexpr std::uint64_t kMinStageBytes = 64 * 1024;
+// The split by pages replaces the even one only where its costs end sooner by this much.
+inline constexpr std::uint64_t kMinGainPercent = 5;
 // What a staged byte costs both ranks together, in copies from huge pages: the root's memcpy
 // and the peer's read. Heads are staged only where small pages cost more.
 inline constexpr double kStagingCost = 2.0;
