@@ -15,7 +15,8 @@ StagingBuffer::~StagingBuffer() {
 }
 
 bool StagingBuffer::claim(std::uint64_t op) {
-  if (refused_ || holder_ != 0) return false;
+  // acquire: pairs with release(), so the last holder's use of the buffer happens before ours.
+  if (refused_ || holder_.load(std::memory_order_acquire) != 0) return false;
   if (data_ == nullptr) {
     // Twice the size, so that a 2 MiB boundary lies within the first half.
     void* p = mmap(nullptr, 2 * kBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -36,7 +37,8 @@ bool StagingBuffer::claim(std::uint64_t op) {
       return false;
     }
   }
-  holder_ = op;
+  // Claims come one at a time (operations arrive under the team's lock), so it is still free.
+  holder_.store(op, std::memory_order_relaxed);
   return true;
 }
 

@@ -5,9 +5,12 @@
 // byte on a 2-core AMD EPYC VM, where a read from small pages cost 3-5x.
 //
 // Made on first use, kept for the team's life, and lent to one operation at a time: a
-// non-blocking broadcast that arrives while an earlier one still holds it does without.
+// non-blocking broadcast that arrives while an earlier one still holds it does without. Claims
+// come one at a time, as operations arrive under the team's lock; releases from whichever
+// thread destroys the operation (a request's last handle), hence the atomic loan.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 
@@ -28,14 +31,16 @@ class StagingBuffer {
   bool claim(std::uint64_t op);
   // Ends operation `op`'s loan, if it holds one.
   void release(std::uint64_t op) {
-    if (holder_ == op) holder_ = 0;
+    // release: everything the holder did with the buffer happens before the next claim's
+    // acquire sees it free.
+    holder_.compare_exchange_strong(op, 0, std::memory_order_release, std::memory_order_relaxed);
   }
   std::byte* data() const { return data_; }
 
  private:
   std::byte* mapping_ = nullptr;  // kBytes more than the buffer, to align it
   std::byte* data_ = nullptr;
-  std::uint64_t holder_ = 0;
+  std::atomic<std::uint64_t> holder_{0};  // the operation holding the loan, 0 for none
   bool refused_ = false;
 };
 
