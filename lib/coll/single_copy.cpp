@@ -161,7 +161,8 @@ void SingleCopyExchange::transfer(const CollectiveOp& op, TeamImpl& team, int pe
 bool SteppedTransfer::step(const CollectiveOp& op, TeamImpl& team, int peer, std::uint64_t remote,
                            std::uint64_t shared_id, std::byte* local, std::uint64_t bytes,
                            bool local_is_source, sync::WaitTarget& blocked_on) {
-  const std::uint64_t piece = std::min(kPieceBytes, bytes - moved_);
+  const std::uint64_t piece =
+      op.blocking() ? bytes - moved_ : std::min(kPieceBytes, bytes - moved_);
   SingleCopyExchange::transfer(op, team, peer, remote + moved_, shared_id, local + moved_, piece,
                                local_is_source);
   moved_ += piece;

@@ -40,6 +40,10 @@ class CollectiveOp {
   // Only the start stage (numbering, arrival), if not done yet: what a caller that leaves the
   // rest to a progress thread does, so that peers waiting for this rank can go on.
   void arrive();
+  // Set by the blocking calls (TeamImpl::run), which drive the operation to its end with the
+  // team's lock held: its steps need not yield (SteppedTransfer).
+  void mark_blocking() { blocking_ = true; }
+  bool blocking() const { return blocking_; }
 
   const OpSignature& signature() const { return sig_; }
   std::uint64_t op() const { return op_; }
@@ -187,6 +191,7 @@ class CollectiveOp {
   // cleared by arrive where it does not apply, so that once arrived it says whether
   // compare_everyone_arrived still needs its own.
   bool fence_at_arrival_ = false;
+  bool blocking_ = false;  // mark_blocking
 };
 
 // Makes the comparisons that team.take_deferred_root_check() holds (see DeferredRootCheck):

@@ -170,6 +170,7 @@ void TeamImpl::publish_step(std::uint64_t op, std::uint64_t step) {
 
 void TeamImpl::run(CollectiveOp& op) {
   current_ = &op;
+  op.mark_blocking();
   sync::WaitTarget target;
   try {
     while (!op.advance(target)) wait(target);
