@@ -15,7 +15,11 @@
 // barrier and the call: a rank that waits outside MPI cannot take in a peer's message
 // meanwhile, as an MPI's progress engine does while it waits in the barrier.
 // With --window, every rank's buffers (and the references' copies) lie in its part of an
-// MPI_Win_allocate_shared window on MPI_COMM_WORLD instead of private memory.
+// MPI_Win_allocate_shared window on MPI_COMM_WORLD instead of private memory. With
+// --buffers-per-size, each size's collective runs on vectors of exactly its own buffers' sizes
+// (broadcast: the message; scatter(v): the root's blocks and one block; gather(v) alike),
+// allocated for that size, as a program that sizes its buffers to its messages has them: their
+// ends rarely fall on 2 MiB boundaries. The references keep the one large allocation.
 #include <mpi.h>
 
 #include <algorithm>
@@ -101,10 +105,15 @@ int main(int argc, char** argv) {
   std::string label = "run";
   int cap = 0;  // --max-iterations: oversubscribed MPIs that busy-poll need minutes per size
   bool window = false;
+  bool per_size = false;
   double root_delay_us = 0, others_delay_us = 0;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--window")) {
       window = true;
+      continue;
+    }
+    if (!std::strcmp(argv[i], "--buffers-per-size")) {
+      per_size = true;
       continue;
     }
     if (i + 1 == argc) break;
@@ -150,24 +159,37 @@ int main(int argc, char** argv) {
           shmcoll::bench::warmup_iterations(iters, static_cast<std::uint64_t>(bytes));
       double total = 0;
       timeline.clear();
+      // The collective's buffers: `send` and `recv` of the large allocation, or (per size)
+      // vectors of exactly what this collective uses.
+      std::vector<char> own_send, own_recv;
+      char* cs = send;
+      char* cr = recv;
+      if (per_size) {
+        const auto n = static_cast<std::size_t>(bytes), all = n * static_cast<std::size_t>(size);
+        const bool gathers = coll == "gather" || coll == "gatherv";
+        own_send.assign(coll == "bcast" ? n : gathers ? n : all, 1);
+        if (coll != "bcast") own_recv.assign(gathers ? all : n, 0);
+        cs = own_send.data();
+        cr = own_recv.data();
+      }
       for (int it = -warmup; it < iters; ++it) {
-        send[0] = static_cast<char>(it);  // new content every iteration
+        cs[0] = static_cast<char>(it);  // new content every iteration
         MPI_Barrier(MPI_COMM_WORLD);
         mpi_bench::busy_wait_us(rank == 0 ? root_delay_us : others_delay_us);
         const double t0 = MPI_Wtime();
         // Inside the timed region, next to the call: take ratios from runs without the timeline.
         const double start_us = with_timeline ? mpi_bench::Timeline::now_us() : 0;
         if (coll == "bcast")
-          MPI_Bcast(send, n, MPI_CHAR, 0, MPI_COMM_WORLD);
+          MPI_Bcast(cs, n, MPI_CHAR, 0, MPI_COMM_WORLD);
         else if (coll == "scatter")
-          MPI_Scatter(send, n, MPI_CHAR, recv, n, MPI_CHAR, 0, MPI_COMM_WORLD);
+          MPI_Scatter(cs, n, MPI_CHAR, cr, n, MPI_CHAR, 0, MPI_COMM_WORLD);
         else if (coll == "scatterv")
-          MPI_Scatterv(send, counts.data(), displs.data(), MPI_CHAR, recv, n, MPI_CHAR, 0,
+          MPI_Scatterv(cs, counts.data(), displs.data(), MPI_CHAR, cr, n, MPI_CHAR, 0,
                        MPI_COMM_WORLD);
         else if (coll == "gather")
-          MPI_Gather(send, n, MPI_CHAR, recv, n, MPI_CHAR, 0, MPI_COMM_WORLD);
+          MPI_Gather(cs, n, MPI_CHAR, cr, n, MPI_CHAR, 0, MPI_COMM_WORLD);
         else if (coll == "gatherv")
-          MPI_Gatherv(send, n, MPI_CHAR, recv, counts.data(), displs.data(), MPI_CHAR, 0,
+          MPI_Gatherv(cs, n, MPI_CHAR, cr, counts.data(), displs.data(), MPI_CHAR, 0,
                       MPI_COMM_WORLD);
         if (with_timeline && it >= 0) timeline.record(start_us, mpi_bench::Timeline::now_us());
         const double t1 = MPI_Wtime();
