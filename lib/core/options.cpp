@@ -238,7 +238,9 @@ const std::vector<Row>& rows() {
       {"SHMCOLL_HUGE_PAGES",
        "1: a rank's buffer of 64 KiB or more that peers copy from or into with cross-memory "
        "attach moves onto huge pages (madvise MADV_COLLAPSE: every 2 MiB page it overlaps) once "
-       "its uses have moved 4 times the bytes of those pages; 0: never",
+       "its uses have moved 4 times the bytes of those pages, and a broadcast between two ranks "
+       "splits its copy by the parts of both buffers that moved (a head both keep on small pages "
+       "the root stages in a private 2 MiB huge page); 0: never",
        [](const Options& o) { return std::string(o.huge_pages ? "1" : "0"); },
        [](Options& o, const std::string& v) {
          o.huge_pages = parse_integer("SHMCOLL_HUGE_PAGES", v, 0, 1) == 1;
