@@ -124,6 +124,17 @@ TEST_CASE("broadcast split: a gain below kMinGainPercent keeps the even split") 
   CHECK(choose(n, {4096, n}, {256 * 1024, n}, 4.56, true) != broadcast_split::even(n));
 }
 
+TEST_CASE("broadcast split: offsets beyond the message (a garbled status line) stay inside it") {
+  const std::uint64_t n = 1 << 20;
+  for (const HugeOffsets bad : {HugeOffsets{3 * kMiB, 4 * kMiB}, HugeOffsets{n - 64, 8 * kMiB},
+                                HugeOffsets{0, ~std::uint64_t{0}}}) {
+    const Split s = choose(n, bad, bad, 4.0, true);
+    CHECK(s.root_bytes > 0);
+    CHECK(s.stage_bytes + s.root_bytes < n);
+    CHECK(s.root_at + s.root_bytes <= n);
+  }
+}
+
 TEST_CASE("broadcast split: a measure that is not a number counts small pages as huge") {
   const std::uint64_t n = 4 * kMiB;
   CHECK(choose(n, {0, n}, {kMiB, n}, 0.0 / 0.0 + 0, false) == Split{0, n / 2});

@@ -111,9 +111,9 @@ Split choose(std::uint64_t bytes, copy::HugeOffsets root_huge, copy::HugeOffsets
   // head saves, no stage.
   if (root_stages && small_page_cost > kStagingCost && !root_huge.empty() && !peer_huge.empty()) {
     const std::uint64_t stage =
-        std::min({root_huge.begin, peer_huge.begin, copy::StagingBuffer::kBytes}) / kGrain *
-        kGrain;
-    if (stage >= kMinStageBytes && bytes - stage >= 2 * kGrain) {
+        std::min({root_huge.begin, peer_huge.begin, copy::StagingBuffer::kBytes}) / kGrain * kGrain;
+    // Offsets come from peers' status lines: a garbled one must not stage past the message.
+    if (stage >= kMinStageBytes && stage + 2 * kGrain <= bytes) {
       const Candidate staged = Rest(bytes, stage, root_huge, peer_huge, small).best();
       if (staged.finish < chosen.finish) chosen = staged;
     }
