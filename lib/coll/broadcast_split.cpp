@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include "copy/staging_buffer.hpp"
 
@@ -37,15 +38,21 @@ class Rest {
       : bytes_(bytes), from_(from), root_huge_(root_huge), peer_huge_(peer_huge), small_(small) {}
 
   // The root's part of `share` bytes at the head of the rest (`root_first`) or at its tail.
+  Split split(bool root_first, std::uint64_t share) const {
+    return {root_first ? from_ : bytes_ - share, share, from_};
+  }
+  // The root's and the peer's costs for their parts of `s`: the root's part is pinned from
+  // the peer's buffer, the peer's from the root's.
+  std::pair<std::uint64_t, std::uint64_t> costs(const Split& s) const {
+    return {cost(s.root_at, s.root_at + s.root_bytes, peer_huge_, small_),
+            cost(s.peer_at(), s.peer_at() + s.peer_bytes(bytes_), root_huge_, small_)};
+  }
+  // Each side also spends a byte's cost on each staged byte (the root's memcpy, the peer's
+  // read from the huge page).
   Candidate with(bool root_first, std::uint64_t share) const {
-    const std::uint64_t root_at = root_first ? from_ : bytes_ - share;
-    const Split split{root_at, share, from_};
-    // The root's part is pinned from the peer's buffer, the peer's from the root's; each side
-    // also spends a byte's cost on each staged byte (the root's memcpy, the peer's read).
-    const std::uint64_t root = cost(root_at, root_at + share, peer_huge_, small_);
-    const std::uint64_t peer =
-        cost(split.peer_at(), split.peer_at() + split.peer_bytes(bytes_), root_huge_, small_);
-    return {split, std::max(root, peer) + from_ * kHugeWeight};
+    const Split s = split(root_first, share);
+    const auto [root, peer] = costs(s);
+    return {s, std::max(root, peer) + from_ * kHugeWeight};
   }
 
   // The best split with the root's part at the head of the rest or at its tail: the root's
@@ -53,10 +60,8 @@ class Rest {
   // bisection over the grain.
   Candidate best(bool root_first) const {
     const auto root_reaches_peer = [&](std::uint64_t share) {
-      const std::uint64_t root_at = root_first ? from_ : bytes_ - share;
-      const Split split{root_at, share, from_};
-      return cost(root_at, root_at + share, peer_huge_, small_) >=
-             cost(split.peer_at(), split.peer_at() + split.peer_bytes(bytes_), root_huge_, small_);
+      const auto [root, peer] = costs(split(root_first, share));
+      return root >= peer;
     };
     // The smallest share (in grains, within [1, grains - 1]) at which the root's cost reaches
     // the peer's; the best is there or one grain below.
