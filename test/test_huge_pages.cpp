@@ -5,12 +5,16 @@
 #include <sys/mman.h>
 
 #include <algorithm>
+#include <chrono>
+#include <csignal>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <random>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "copy/huge_pages.hpp"
@@ -255,6 +259,67 @@ void broadcast_pair_with_small_heads(std::vector<int> small_heads) {
 TEST_CASE("huge pages: a broadcast pair splits by the pages of both buffers, results intact") {
   SUBCASE("one head on small pages") { broadcast_pair_with_small_heads({1}); }
   SUBCASE("both heads on small pages") { broadcast_pair_with_small_heads({0, 1}); }
+}
+
+// The same pair, both heads on small pages, with one rank SIGKILLed at a random moment of its
+// broadcasts (staging, its copy, or a wait for the other's report): the survivor gets an error
+// within 2 s of its last completed call, and nothing is left in /dev/shm.
+TEST_CASE("huge pages: a broadcast pair whose rank dies mid-split fails cleanly") {
+  constexpr std::uint64_t kBytes = 3 * kHuge + 4096;
+  std::mt19937 rng(1125);
+  for (int job_index = 0; job_index < 8; ++job_index) {
+    const int victim = static_cast<int>(rng() % 2);
+    const int kill_after_us = 20000 + static_cast<int>(rng() % 40000);
+    std::string job;
+    const launch::JobOutcome outcome = run_ranks(
+        {.nranks = 2, .deadline_s = 60, .stop_on_failure = false},
+        [&](RankContext& ctx) {
+          Options o = test_options(64 * 1024, 4);
+          o.team_cpus = 2;
+          using Clock = std::chrono::steady_clock;
+          try {
+            Team team(ctx.bootstrap, o);
+            Mapping buffer(kBytes, ctx.rank == 0 ? 64 * 1024 : 512 * 1024);
+            const auto first = reinterpret_cast<std::uintptr_t>(buffer.data()) & ~(kHuge - 1);
+            REQUIRE(madvise(reinterpret_cast<void*>(first), kHuge, MADV_NOHUGEPAGE) == 0);
+            std::memset(buffer.data(), 1, kBytes);
+            // Both ranks past formation: the kill falls among the broadcasts.
+            team.barrier();
+            if (ctx.rank == victim) {
+              std::thread([kill_after_us] {
+                std::this_thread::sleep_for(std::chrono::microseconds(kill_after_us));
+                raise(SIGKILL);
+              }).detach();
+            }
+            auto last_progress = Clock::now();
+            try {
+              for (int i = 0; i < 100000; ++i) {
+                team.bcast(buffer.data(), static_cast<Count>(kBytes), kByte, i % 2);
+                last_progress = Clock::now();
+              }
+              ctx.fail("every broadcast completed although rank %d was killed", victim);
+            } catch (const Error& e) {
+              const double stalled =
+                  std::chrono::duration<double>(Clock::now() - last_progress).count();
+              if (stalled > 2.0)
+                ctx.fail("the error came %.2f s after the last progress: %s", stalled, e.what());
+              if (e.status() != Status::kPeerFailed && e.status() != Status::kTimeout)
+                ctx.fail("unexpected error kind '%s': %s", status_name(e.status()), e.what());
+            }
+          } catch (const Error& e) {
+            ctx.fail("formation failed: %s", e.what());
+          }
+        },
+        &job);
+    CAPTURE(job_index);
+    CAPTURE(victim);
+    CAPTURE(kill_after_us);
+    INFO(outcome.summary());
+    CHECK_FALSE(outcome.timed_out);
+    CHECK(outcome.ranks[static_cast<std::size_t>(victim)].signal == SIGKILL);
+    CHECK(outcome.ranks[static_cast<std::size_t>(1 - victim)].succeeded());
+    CHECK(leftover_segments(job).empty());
+  }
 }
 
 // A team of 2 whose ranks call each collective four times on buffers they keep, with new
