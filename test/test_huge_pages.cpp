@@ -188,13 +188,20 @@ TEST_CASE("huge pages: memory the kernel refuses is not asked again") {
   CHECK(collapser.refusals() == 1);
 }
 
+// Marks the huge page under `data` against huge pages, so that a collapse leaves the buffer's
+// head there on small ones (as the kernel does with a page that reaches outside a mapping);
+// returns that page's address.
+std::uintptr_t refuse_first_huge_page(const std::byte* data) {
+  const std::uintptr_t first = reinterpret_cast<std::uintptr_t>(data) & ~(kHuge - 1);
+  REQUIRE(madvise(reinterpret_cast<void*>(first), kHuge, MADV_NOHUGEPAGE) == 0);
+  return first;
+}
+
 TEST_CASE("huge pages: note_use tells which part of the buffer the collapse moved") {
-  // The buffer's first huge page is marked against huge pages, so its head stays on small ones.
   const std::uint64_t bytes = 3 * kHuge + 12345;
   Mapping m(bytes, 8192);
   const auto start = reinterpret_cast<std::uintptr_t>(m.data());
-  const std::uintptr_t first_page = start & ~(kHuge - 1);
-  REQUIRE(madvise(reinterpret_cast<void*>(first_page), kHuge, MADV_NOHUGEPAGE) == 0);
+  const std::uintptr_t first_page = refuse_first_huge_page(m.data());
   std::memset(m.data(), 3, bytes);
   HugePageCollapser collapser;
   const std::uint64_t due = collapsing_use(bytes, 4);
@@ -234,11 +241,8 @@ void broadcast_pair_with_small_heads(std::vector<int> small_heads) {
         const int me = ctx.rank;
         // Heads of 1.94 and 1.5 MiB.
         Mapping buffer(kBytes, me == 0 ? 64 * 1024 : 512 * 1024);
-        if (std::count(small_heads.begin(), small_heads.end(), me) > 0) {
-          // This rank's first huge page cannot be collapsed.
-          const auto first = reinterpret_cast<std::uintptr_t>(buffer.data()) & ~(kHuge - 1);
-          REQUIRE(madvise(reinterpret_cast<void*>(first), kHuge, MADV_NOHUGEPAGE) == 0);
-        }
+        if (std::count(small_heads.begin(), small_heads.end(), me) > 0)
+          refuse_first_huge_page(buffer.data());
         for (std::uint64_t seq = 0; seq < 24; ++seq) {
           const int root = static_cast<int>(seq % 2);
           for (std::uint64_t i = 0; i < kBytes; ++i)
@@ -280,8 +284,7 @@ TEST_CASE("huge pages: a broadcast pair whose rank dies mid-split fails cleanly"
           try {
             Team team(ctx.bootstrap, o);
             Mapping buffer(kBytes, ctx.rank == 0 ? 64 * 1024 : 512 * 1024);
-            const auto first = reinterpret_cast<std::uintptr_t>(buffer.data()) & ~(kHuge - 1);
-            REQUIRE(madvise(reinterpret_cast<void*>(first), kHuge, MADV_NOHUGEPAGE) == 0);
+            refuse_first_huge_page(buffer.data());
             std::memset(buffer.data(), 1, kBytes);
             // Both ranks past formation: the kill falls among the broadcasts.
             team.barrier();

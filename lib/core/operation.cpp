@@ -286,9 +286,10 @@ void CollectiveOp::prepare_exposed_buffer() {
   const bool cross_memory = v_form ? team_.single_copy_for(kind, sig_.bytes)
                                    : team_.choose(kind, sig_.bytes, sig_.root).single_copy;
   if (!cross_memory) return;
-  huge_pages_ = copy::pack_offsets(team_.huge_pages().note_use(exposed_, exposed_bytes_), exposed_);
+  const copy::HugeRun run = team_.huge_pages().note_use(exposed_, exposed_bytes_);
+  huge_pages_ = copy::pack_offsets(run, exposed_);
   // A head left on small pages (the run starts past the buffer's start) is what may be staged.
-  if (copy::unpack_offsets(huge_pages_).begin > 0 && may_stage() &&
+  if (huge_pages_ != 0 && run.begin > reinterpret_cast<std::uintptr_t>(exposed_) && may_stage() &&
       team_.staging_buffer().claim(op_))
     huge_pages_ |= copy::kStagesBit;
 }
