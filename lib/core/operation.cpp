@@ -42,7 +42,8 @@ std::string CollectiveOp::expected_bytes_text(int) const {
   return "rank " + std::to_string(team_.rank()) + " has " + sig_.describe_bytes();
 }
 
-void CollectiveOp::check_peer_signature(int peer, std::uint64_t packed, std::uint64_t bytes) const {
+void CollectiveOp::compare_peer_signature(int peer, std::uint64_t packed,
+                                          std::uint64_t bytes) const {
   const Kind kind = OpSignature::kind_of(packed);
   const int root = OpSignature::root_of(packed);
   const std::int64_t expected = expected_peer_bytes(peer);
@@ -299,7 +300,9 @@ void CollectiveOp::arrive() {
   if (team_.has_deferred_root_check()) settle_deferred_root_check(team_);
   op_ = team_.next_op();
   plan_before_arrival();
-  prepare_exposed_buffer();
+  // Small calls have nothing to prepare: the test here spares them the call.
+  if (direct_end_ > direct_begin_ || exposed_bytes_ >= copy::HugePageCollapser::kMinBufferBytes)
+    prepare_exposed_buffer();
   team_.publish_arrival(op_, sig_, exposed_, exposed_bytes_, copy_weight_, huge_pages_);
   fence_at_arrival_ = fence_at_arrival_ && team_.options().checks == CheckLevel::kDeferred &&
                       team_.rank() == sig_.root && !team_.oversubscribed();

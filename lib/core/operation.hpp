@@ -56,8 +56,15 @@ class CollectiveOp {
   virtual void abandon() {}
 
   // Compares a peer's published signature for this operation with ours; aborts the team on a
-  // mismatch.
-  void check_peer_signature(int peer, std::uint64_t packed, std::uint64_t bytes) const;
+  // mismatch. Inline for the common case, the same word and the size expected: most calls make
+  // at least one such comparison.
+  void check_peer_signature(int peer, std::uint64_t packed, std::uint64_t bytes) const {
+    if (packed == sig_.packed()) {
+      const std::int64_t expected = expected_peer_bytes(peer);
+      if (expected < 0 || bytes == static_cast<std::uint64_t>(expected)) return;
+    }
+    compare_peer_signature(peer, packed, bytes);
+  }
   // CheckLevel::kDeferred: the same for a peer that has left this operation, from the
   // signature it left in its history.
   void compare_with_history(int peer) const;
@@ -162,6 +169,8 @@ class CollectiveOp {
   std::uint64_t huge_pages_ = 0;  // published with the arrival (prepare_exposed_buffer)
   std::vector<ByteRange> lent_;
   bool agree_with(int peer, sync::WaitTarget& blocked_on);
+  // check_peer_signature's whole comparison, field by field, with the messages.
+  void compare_peer_signature(int peer, std::uint64_t packed, std::uint64_t bytes) const;
   // Whether the agree stage skips `peer`: this rank itself, or a peer its data path compared.
   bool compared_without_agreeing(int peer) const {
     return peer == team_.rank() || checked_in_data_path(peer);

@@ -101,8 +101,7 @@ registry::TeamShape TeamImpl::make_shape(int root) {
           options_.gather_algorithm};
 }
 
-bool TeamImpl::shared_copy_for(Kind kind, std::uint64_t bytes, int root) {
-  if (size_ < 2 || bytes < options_.shared_copy_min_bytes) return false;
+bool TeamImpl::shared_copy_beyond_minimum(Kind kind, std::uint64_t bytes, int root) {
   if (size_ == 2 && !oversubscribed_) return true;
   registry::TeamShape with_single_copy = shape(root);
   with_single_copy.single_copy = true;

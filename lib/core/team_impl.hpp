@@ -176,7 +176,11 @@ class TeamImpl final : public sync::WaitObserver {
   // buffers costs no more than a cross-memory copy, so the single copy's measured rules hold
   // for it too. (With 4 ranks on 2 cores, window buffers, the straight copy took 2.5-8x the
   // slots' time at 4-16 KiB: the root must wait for every rank's arrival and copy.)
-  bool shared_copy_for(Kind kind, std::uint64_t bytes, int root);
+  // Inline for the first test, which answers every small call (it runs on each one).
+  bool shared_copy_for(Kind kind, std::uint64_t bytes, int root) {
+    if (size_ < 2 || bytes < options_.shared_copy_min_bytes) return false;
+    return shared_copy_beyond_minimum(kind, bytes, root);
+  }
   // What a byte this rank copies with memcpy as a root costs against a byte of cross-memory
   // copy, per block size: it starts, on every rank, at 1 / rank 0's measured ratio (within
   // [0.25, 1]; 0.8 where it was not measured) and follows each root's own calls (CopyBalance).
@@ -301,6 +305,7 @@ class TeamImpl final : public sync::WaitObserver {
     return 2 * static_cast<std::size_t>(root) + v_form_kind_index(kind);
   }
   bool learn_v_form_tree(Kind kind, int root);
+  bool shared_copy_beyond_minimum(Kind kind, std::uint64_t bytes, int root);
   std::uint64_t learn_single_copy_from(Kind kind);
   registry::TeamShape make_shape(int root);
   // Each rank's OS NUMA node for the segment's placement (empty when the topology is not this
