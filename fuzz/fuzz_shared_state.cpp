@@ -94,8 +94,10 @@ void chunk_header(Input& in) {
     published.kind = static_cast<std::uint8_t>(src.kind);
     published.root = static_cast<std::uint32_t>(src.root);
   }
-  const ChunkCopy copy = plan_chunk_copy(published, src, c, begin, end, slot_bytes, 0);
-  if (copy.problem.empty() && copy.bytes > 0) {
+  const ChunkCopy copy = plan_chunk_copy(published, src, c, begin, end, slot_bytes);
+  if (copy.problem != ChunkProblem::kNone) {
+    require(!chunk_problem_text(copy.problem, published, src, end, 0).empty());
+  } else if (copy.bytes > 0) {
     const std::uint64_t room = copy.from_inline ? segment::SlotHeader::kInlineBytes : slot_bytes;
     require(copy.source_offset <= room && copy.bytes <= room - copy.source_offset);
     require(end >= begin && copy.dest_offset <= end - begin &&

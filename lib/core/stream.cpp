@@ -17,27 +17,16 @@ std::string mismatch_text(const StreamSource& src, int reader, const std::string
 }  // namespace
 
 ChunkCopy plan_chunk_copy(const PublishedChunk& chunk, const StreamSource& src, std::uint64_t c,
-                          std::uint64_t begin, std::uint64_t end, std::uint64_t slot_bytes,
-                          int reader) {
+                          std::uint64_t begin, std::uint64_t end, std::uint64_t slot_bytes) {
   ChunkCopy copy;
   if (chunk.kind != static_cast<std::uint8_t>(src.kind) ||
       chunk.root != static_cast<std::uint32_t>(src.root)) {
-    copy.problem =
-        mismatch_text(src, reader,
-                      concat("published data for ", kind_name(static_cast<Kind>(chunk.kind)),
-                             " (root ", chunk.root, ")"));
+    copy.problem = ChunkProblem::kForeign;
     return copy;
   }
   const std::uint64_t bytes = chunk.stream_bytes;
   if (src.bytes_known ? bytes != src.bytes : end > bytes) {
-    const std::string arg =
-        src.indexed ? concat(src.count_name, '[', src.writer, ']') : std::string(src.count_name);
-    copy.problem = mismatch_text(
-        src, reader,
-        src.bytes_known
-            ? concat("sends ", bytes, " bytes, but rank ", reader, "'s ", arg, " x datatype gives ",
-                     src.bytes, " bytes")
-            : concat("sends ", bytes, " bytes, but at least ", end, " bytes were expected"));
+    copy.problem = ChunkProblem::kLength;
     return copy;
   }
   // From here the stream's length is the reader's own expectation (or at least `end`), so the
@@ -52,6 +41,24 @@ ChunkCopy plan_chunk_copy(const PublishedChunk& chunk, const StreamSource& src, 
     copy.bytes = hi - lo;
   }
   return copy;
+}
+
+std::string chunk_problem_text(ChunkProblem problem, const PublishedChunk& chunk,
+                               const StreamSource& src, std::uint64_t end, int reader) {
+  if (problem == ChunkProblem::kForeign) {
+    return mismatch_text(src, reader,
+                         concat("published data for ", kind_name(static_cast<Kind>(chunk.kind)),
+                                " (root ", chunk.root, ")"));
+  }
+  const std::uint64_t bytes = chunk.stream_bytes;
+  const std::string arg =
+      src.indexed ? concat(src.count_name, '[', src.writer, ']') : std::string(src.count_name);
+  return mismatch_text(
+      src, reader,
+      src.bytes_known
+          ? concat("sends ", bytes, " bytes, but rank ", reader, "'s ", arg, " x datatype gives ",
+                   src.bytes, " bytes")
+          : concat("sends ", bytes, " bytes, but at least ", end, " bytes were expected"));
 }
 
 bool read_chunk(TeamImpl& team, const StreamSource& src, std::uint64_t c, std::uint64_t begin,
@@ -72,9 +79,12 @@ bool read_chunk(TeamImpl& team, const StreamSource& src, std::uint64_t c, std::u
                             "overwrote a chunk this rank had not read: the ranks disagree on "
                             "the arguments"));
   }
-  const ChunkCopy copy = plan_chunk_copy({header.kind, header.root, header.stream_bytes}, src, c,
-                                         begin, end, team.slot_bytes(), team.rank());
-  if (!copy.problem.empty()) team.fail(Status::kInvalidArgument, copy.problem);
+  const PublishedChunk chunk{header.kind, header.root, header.stream_bytes};
+  const ChunkCopy copy = plan_chunk_copy(chunk, src, c, begin, end, team.slot_bytes());
+  if (copy.problem != ChunkProblem::kNone) [[unlikely]] {
+    team.fail(Status::kInvalidArgument,
+              chunk_problem_text(copy.problem, chunk, src, end, team.rank()));
+  }
   if (copy.bytes > 0) {
     const std::byte* base = copy.from_inline
                                 ? reinterpret_cast<const std::byte*>(header.inline_data)

@@ -64,17 +64,24 @@ struct PublishedChunk {
   std::uint32_t root;
   std::uint64_t stream_bytes;
 };
+// Why a chunk cannot be read: it belongs to another collective or root, or its stream has
+// another length than the reader expects (or is shorter than the range it reads).
+enum class ChunkProblem : std::uint8_t { kNone, kForeign, kLength };
 // The copy to make: `bytes` bytes from `source_offset` within the slot's data (or its inline
 // area) to `dest_offset` from the reader's destination. Always inside both when `problem` is
-// empty: the slot (slot_bytes, or kInlineBytes inline) and the range [begin, end).
+// kNone: the slot (slot_bytes, or kInlineBytes inline) and the range [begin, end). The text of
+// a problem is only made when there is one (chunk_problem_text): a string built and destroyed
+// on every read cost small calls about 20 instructions.
 struct ChunkCopy {
-  std::string problem;  // why the chunk cannot be read (a mismatch), empty if it can
+  ChunkProblem problem = ChunkProblem::kNone;
   bool from_inline = false;
   std::uint64_t source_offset = 0, dest_offset = 0, bytes = 0;
 };
 ChunkCopy plan_chunk_copy(const PublishedChunk& chunk, const StreamSource& src, std::uint64_t c,
-                          std::uint64_t begin, std::uint64_t end, std::uint64_t slot_bytes,
-                          int reader);
+                          std::uint64_t begin, std::uint64_t end, std::uint64_t slot_bytes);
+// The error message for plan_chunk_copy's `problem` (not kNone), as rank `reader` reports it.
+std::string chunk_problem_text(ChunkProblem problem, const PublishedChunk& chunk,
+                               const StreamSource& src, std::uint64_t end, int reader);
 
 // Copies the part of chunk `c` that overlaps stream range [begin, end) to dst, where dst
 // corresponds to stream offset `begin`. Returns false (with `blocked_on`) while the chunk has
