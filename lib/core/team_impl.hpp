@@ -334,6 +334,13 @@ class TeamImpl final : public sync::WaitObserver {
   std::vector<topology::Place> places_;                 // every rank's place, from team formation
   std::vector<std::unique_ptr<topology::Tree>> trees_;  // by root
   std::vector<std::optional<registry::TeamShape>> shapes_;  // by root
+  struct LastChoice {
+    Kind kind = Kind::kBarrier;
+    int root = -1;  // none yet
+    std::uint64_t bytes = 0;
+    registry::Choice choice;
+  };
+  std::array<LastChoice, 8> last_choices_{};  // see choose
   std::vector<LeafPlace> leaf_places_;                      // by root
   std::vector<std::int8_t> v_form_tree_;  // by root and kind: -1 not asked yet, 0 flat, 1 tree
   // 1 + the smallest scatterv [0] and gatherv [1] block that takes the single copy (0: not
@@ -369,14 +376,6 @@ class TeamImpl final : public sync::WaitObserver {
   std::int64_t last_liveness_check_ns_ = 0;
   SharedBuffers shared_buffers_;
   std::string segment_name_;
-  // Last, after the members every call touches, whose places it would move otherwise.
-  struct LastChoice {
-    Kind kind = Kind::kBarrier;
-    int root = -1;  // none yet
-    std::uint64_t bytes = 0;
-    registry::Choice choice;
-  };
-  std::array<LastChoice, 8> last_choices_{};  // see choose
 };
 
 }  // namespace shmcoll
