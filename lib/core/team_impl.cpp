@@ -181,8 +181,10 @@ void TeamImpl::run(CollectiveOp& op) {
 }
 
 bool TeamImpl::wait(const sync::WaitTarget& target, std::int64_t deadline_ns) {
-  // Never block while a peer may sleep on something this rank published without a wake.
-  wake_sleepers();
+  // Peers sleeping on something this rank published are woken before it sleeps itself
+  // (before_sleep), not before it spins or yields: the fence of wake_sleepers waits until this
+  // rank's stores reach the peers that read them, which delayed the yield that hands its CPU to
+  // such a peer (see wake_line.hpp for the sleepers it misses meanwhile).
   return sync::wait_for(target, area(target.peer).wake(), policy_, *this, deadline_ns);
 }
 

@@ -276,6 +276,7 @@ class TeamImpl final : public sync::WaitObserver {
   void set_current(CollectiveOp* op) { current_ = op; }
   const sync::WaitPolicy& wait_policy() const { return policy_; }
   void on_slow_wait(const sync::WaitTarget& target, std::int64_t waited_ns) override;
+  void before_sleep() override { wake_sleepers(); }
 
   // Publishes a flag this rank owns; sleepers are woken at the next wait or departure.
   void publish(std::atomic<std::uint64_t>& flag, std::uint64_t value) {

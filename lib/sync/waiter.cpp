@@ -47,7 +47,7 @@ bool wait_for(const WaitTarget& target, WakeLine& peer_wake, const WaitPolicy& p
     if (reached(target)) return true;
     if ((i & 7) == 7) observer.on_slow_wait(target, now_ns() - start);
   }
-  for (;;) {
+  for (bool slept = false;; slept = true) {
     const std::int64_t now = now_ns();
     observer.on_slow_wait(target, now - start);
     std::int64_t slice = policy.sleep_slice_ns;
@@ -55,6 +55,7 @@ bool wait_for(const WaitTarget& target, WakeLine& peer_wake, const WaitPolicy& p
       if (now >= deadline_ns) return reached(target);
       slice = std::min(slice, deadline_ns - now);
     }
+    if (!slept) observer.before_sleep();
     if (sleep_once(target, peer_wake, slice)) return true;
   }
 }

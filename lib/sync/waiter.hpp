@@ -31,6 +31,10 @@ class WaitObserver {
   virtual ~WaitObserver() = default;
   // `waited_ns`: time since the wait entered its slow phases. May throw.
   virtual void on_slow_wait(const WaitTarget& target, std::int64_t waited_ns) = 0;
+  // Called once, right before the wait's first futex sleep: from there on the waiter stops
+  // running, so a waiter that published flags without waking their sleepers (wake_line.hpp)
+  // wakes them here.
+  virtual void before_sleep() {}
 };
 
 inline bool reached(const WaitTarget& t) {
