@@ -1,16 +1,42 @@
 #!/usr/bin/env python3
 """Plugin / native ratios at every size, one line per collective, from bench/compare_mpi.sh runs.
 
-usage: bench/ratios_mpi.py DIR [MPI]
+usage: bench/ratios_mpi.py DIR [MPI] [--per-run]
 For each np found in DIR and each collective: "bytes:ratio" for every size, where ratio is the
 median over repetitions of MPI+shmcoll divided by the median of MPI natively (MPI: openmpi by
 default). A compact view for finding the sizes at which the plugin is slower.
+With --per-run, instead, each repetition's own ratios at the sizes where they exceed 1.0: on a
+machine whose state changes between repetitions (a VM whose CPUs the host moves), medians
+over them mix the states, and a repetition compares a plugin run with the native run next to it.
 """
 import csv
 import glob
 import os
 import statistics
 import sys
+
+
+COLLECTIVES = ["bcast", "scatter", "scatterv", "gather", "gatherv"]
+
+
+def per_run(folder, mpi):
+    runs = {}  # (np, rep) -> {(collective, bytes, mode): avg_us}
+    for path in glob.glob(os.path.join(folder, f"{mpi}-*-np*-*.csv")):
+        _mpi, mode, np_part, rep = os.path.basename(path)[:-4].split("-")
+        run = runs.setdefault((int(np_part[2:]), int(rep)), {})
+        for row in csv.DictReader(open(path)):
+            run[(row["collective"], int(row["bytes"]), mode)] = float(row["avg_us"])
+    for n, rep in sorted(runs):
+        run = runs[(n, rep)]
+        print(f"np={n} run {rep}")
+        for coll in COLLECTIVES:
+            cells = []
+            for b in sorted({k[1] for k in run if k[0] == coll}):
+                native, plugin = run.get((coll, b, "native")), run.get((coll, b, "shmcoll"))
+                if native and plugin and plugin > native:
+                    cells.append(f"{b}:{plugin / native:.2f}")
+            if cells:
+                print(coll, " ".join(cells))
 
 
 def main(folder, mpi):
@@ -22,7 +48,7 @@ def main(folder, mpi):
             data.setdefault(key, []).append(float(row["avg_us"]))
     for n in sorted({k[0] for k in data}):
         print(f"np={n}")
-        for coll in ["bcast", "scatter", "scatterv", "gather", "gatherv"]:
+        for coll in COLLECTIVES:
             cells = []
             for b in sorted({k[2] for k in data if k[0] == n and k[1] == coll}):
                 native, plugin = data.get((n, coll, b, "native")), data.get((n, coll, b, "shmcoll"))
@@ -32,4 +58,7 @@ def main(folder, mpi):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else ".", sys.argv[2] if len(sys.argv) > 2 else "openmpi")
+    args = [a for a in sys.argv[1:] if a != "--per-run"]
+    folder = args[0] if args else "."
+    mpi = args[1] if len(args) > 1 else "openmpi"
+    (per_run if "--per-run" in sys.argv[1:] else main)(folder, mpi)
