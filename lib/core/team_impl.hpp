@@ -278,7 +278,7 @@ class TeamImpl final : public sync::WaitObserver {
   void on_slow_wait(const sync::WaitTarget& target, std::int64_t waited_ns) override;
   void before_sleep() override { wake_sleepers(); }
 
-  // Publishes a flag this rank owns; sleepers are woken at the next wait or departure.
+  // Publishes a flag this rank owns; sleepers are woken before this rank next sleeps or departs.
   void publish(std::atomic<std::uint64_t>& flag, std::uint64_t value) {
     sync::publish(flag, value);
     wake_pending_ = true;
