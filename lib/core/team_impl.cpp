@@ -163,7 +163,7 @@ void TeamImpl::publish_step(std::uint64_t op, std::uint64_t step) {
     publish(self().progress().tag, tag);
   }
   // Departing is the last chance to wake peers that sleep on something this rank published.
-  // Unfenced (wake_line.hpp): the publications stay pending for the next wait or departure.
+  // Unfenced (wake_line.hpp): the publications stay pending for the next sleep or departure.
   if (step == sync::kStepDone && wake_pending_) sync::wake_sleepers_unfenced(self().wake());
 }
 

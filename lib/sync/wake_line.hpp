@@ -66,7 +66,7 @@ inline void wake_sleepers(WakeLine& wake) {
 
 // The writer's half on leaving an operation: wakes the sleepers it sees, without ordering its
 // earlier publications before the look (see above: a waiter it misses finds the flag after its
-// first, short sleep). The caller keeps its publications pending, so that its next wait or
+// first, short sleep). The caller keeps its publications pending, so that its next sleep or
 // departure checks again.
 inline void wake_sleepers_unfenced(WakeLine& wake) {
   if (wake.sleepers.load(std::memory_order_relaxed) != 0) wake_sleepers(wake);
