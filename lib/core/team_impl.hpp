@@ -145,10 +145,9 @@ class TeamImpl final : public sync::WaitObserver {
   // ask again and again with the same ones: the last answer per kind is kept (registry::choose
   // took about 60 instructions of an 8-byte broadcast receiver's 1047).
   registry::Choice choose(Kind kind, std::uint64_t block_bytes, int root) {
-    LastChoice& last = last_choices_[static_cast<std::size_t>(kind) % last_choices_.size()];
-    if (last.root == root && last.kind == kind && last.bytes == block_bytes) [[likely]]
-      return last.choice;
-    last = {kind, root, block_bytes, registry::choose(shape(root), kind, block_bytes)};
+    LastChoice& last = last_choices_[static_cast<std::size_t>(kind)];
+    if (last.root == root && last.bytes == block_bytes) [[likely]] return last.choice;
+    last = {root, block_bytes, registry::choose(shape(root), kind, block_bytes)};
     return last.choice;
   }
   bool uses_tree(Kind kind, std::uint64_t block_bytes, int root) {
@@ -336,12 +335,12 @@ class TeamImpl final : public sync::WaitObserver {
   std::vector<std::unique_ptr<topology::Tree>> trees_;  // by root
   std::vector<std::optional<registry::TeamShape>> shapes_;  // by root
   struct LastChoice {
-    Kind kind = Kind::kBarrier;
     int root = -1;  // none yet
     std::uint64_t bytes = 0;
     registry::Choice choice;
   };
-  std::array<LastChoice, 8> last_choices_{};  // see choose
+  std::array<LastChoice, 8> last_choices_{};  // by kind; see choose
+  static_assert(static_cast<std::size_t>(Kind::kGatherv) < 8, "last_choices_ holds every kind");
   std::vector<LeafPlace> leaf_places_;                      // by root
   std::vector<std::int8_t> v_form_tree_;  // by root and kind: -1 not asked yet, 0 flat, 1 tree
   // 1 + the smallest scatterv [0] and gatherv [1] block that takes the single copy (0: not
