@@ -19,20 +19,30 @@ import sys
 COLLECTIVES = ["bcast", "scatter", "scatterv", "gather", "gatherv"]
 
 
-def per_run(folder, mpi):
-    runs = {}  # (np, rep) -> {(collective, bytes, mode): avg_us}
+def load(folder, mpi):
+    """Every row of the folder's CSVs: {(np, rep, collective, bytes, mode): avg_us}."""
+    data = {}
     for path in glob.glob(os.path.join(folder, f"{mpi}-*-np*-*.csv")):
         _mpi, mode, np_part, rep = os.path.basename(path)[:-4].split("-")
-        run = runs.setdefault((int(np_part[2:]), int(rep)), {})
         for row in csv.DictReader(open(path)):
-            run[(row["collective"], int(row["bytes"]), mode)] = float(row["avg_us"])
-    for n, rep in sorted(runs):
-        run = runs[(n, rep)]
+            key = (int(np_part[2:]), int(rep), row["collective"], int(row["bytes"]), mode)
+            data[key] = float(row["avg_us"])
+    return data
+
+
+def sizes(data, n, coll):
+    return sorted({k[3] for k in data if k[0] == n and k[2] == coll})
+
+
+def per_run(folder, mpi):
+    data = load(folder, mpi)
+    for n, rep in sorted({(k[0], k[1]) for k in data}):
         print(f"np={n} run {rep}")
         for coll in COLLECTIVES:
             cells = []
-            for b in sorted({k[1] for k in run if k[0] == coll}):
-                native, plugin = run.get((coll, b, "native")), run.get((coll, b, "shmcoll"))
+            for b in sizes(data, n, coll):
+                native = data.get((n, rep, coll, b, "native"))
+                plugin = data.get((n, rep, coll, b, "shmcoll"))
                 if native and plugin and plugin > native:
                     cells.append(f"{b}:{plugin / native:.2f}")
             if cells:
@@ -40,18 +50,14 @@ def per_run(folder, mpi):
 
 
 def main(folder, mpi):
-    data = {}
-    for path in glob.glob(os.path.join(folder, f"{mpi}-*-np*-*.csv")):
-        _mpi, mode, np_part, _rep = os.path.basename(path)[:-4].split("-")
-        for row in csv.DictReader(open(path)):
-            key = (int(np_part[2:]), row["collective"], int(row["bytes"]), mode)
-            data.setdefault(key, []).append(float(row["avg_us"]))
+    data = load(folder, mpi)
     for n in sorted({k[0] for k in data}):
         print(f"np={n}")
         for coll in COLLECTIVES:
             cells = []
-            for b in sorted({k[2] for k in data if k[0] == n and k[1] == coll}):
-                native, plugin = data.get((n, coll, b, "native")), data.get((n, coll, b, "shmcoll"))
+            for b in sizes(data, n, coll):
+                native = [v for k, v in data.items() if k[0] == n and k[2:] == (coll, b, "native")]
+                plugin = [v for k, v in data.items() if k[0] == n and k[2:] == (coll, b, "shmcoll")]
                 if native and plugin:
                     cells.append(f"{b}:{statistics.median(plugin) / statistics.median(native):.1f}")
             print(coll, " ".join(cells))
