@@ -136,6 +136,8 @@ class GathervOp final : public CollectiveOp {
   std::size_t next_candidate_ = 0;
   PlanVector<SharedUse> shared_use_;
   bool planned_ = false;
+  // Root: some sender's block takes the single copy (the constructor).
+  bool single_copy_blocks_ = false;
   // Only along the tree, as in GatherOp.
   std::optional<TreeGather> tree_gather_;
   PlanVector<std::pair<std::uint64_t, std::uint64_t>> blocks_;  // root: (offset, bytes) per rank
