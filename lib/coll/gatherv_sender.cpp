@@ -33,6 +33,7 @@ GathervSenderOp::GathervSenderOp(TeamImpl& team, const void* sendbuf, Count send
   // rank (a size mismatch) finds the same arrival either way.
   expose(sendbuf, sig_.bytes);
   lend(sendbuf, sig_.bytes);
+  data_path_compares_ = false;  // it reads nothing (checked_in_data_path is never true)
 }
 
 bool GathervSenderOp::advance_data(sync::WaitTarget& blocked_on) {

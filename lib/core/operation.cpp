@@ -73,8 +73,8 @@ void CollectiveOp::compare_peer_signature(int peer, std::uint64_t packed,
 
 bool CollectiveOp::agree_with(int peer, sync::WaitTarget& blocked_on) {
   segment::StatusLine& status = team_.area(peer).status();
-  PeerArrival arrival;
-  switch (read_peer_arrival(status, op_, arrival)) {
+  std::uint64_t packed = 0, bytes = 0;
+  switch (read_peer_signature(status, op_, packed, bytes)) {
     case PeerState::kNotArrived:
       blocked_on = {&status.tag, make_tag(op_, sync::kStepArrived), peer};
       return false;
@@ -84,7 +84,7 @@ bool CollectiveOp::agree_with(int peer, sync::WaitTarget& blocked_on) {
       if (team_.options().checks == CheckLevel::kDeferred) compare_with_history(peer);
       return true;
     case PeerState::kRead:
-      check_peer_signature(peer, arrival.packed, arrival.bytes);
+      check_peer_signature(peer, packed, bytes);
       return true;
   }
   return true;
@@ -92,7 +92,7 @@ bool CollectiveOp::agree_with(int peer, sync::WaitTarget& blocked_on) {
 
 bool CollectiveOp::compared_toward_root() const {
   const int me = team_.rank(), root = sig_.root;
-  if (me == root) return false;
+  if (me == root || !data_path_compares_) return false;
   if (checked_in_data_path(root)) return true;
   const int parent = team_.tree(root).parent[static_cast<std::size_t>(me)];
   return parent != root && parent >= 0 && checked_in_data_path(parent);
@@ -139,12 +139,12 @@ void CollectiveOp::compare_everyone_arrived() {
 
 bool CollectiveOp::matched_arrived_root() const {
   if (team_.rank() == sig_.root || sig_.kind == Kind::kBarrier) return false;
-  PeerArrival arrival;
-  switch (read_peer_arrival(team_.area(sig_.root).status(), op_, arrival)) {
+  std::uint64_t packed = 0, bytes = 0;
+  switch (read_peer_signature(team_.area(sig_.root).status(), op_, packed, bytes)) {
     case PeerState::kNotArrived:
       return false;
     case PeerState::kRead:
-      check_peer_signature(sig_.root, arrival.packed, arrival.bytes);  // fails on a mismatch
+      check_peer_signature(sig_.root, packed, bytes);  // fails on a mismatch
       return true;
     case PeerState::kPassed:
       // Its entry for op_ stays until every peer, this rank too, has arrived in a later one.
@@ -184,10 +184,10 @@ class LeftOperation final : public CollectiveOp {
   }
 
   void settle() {
-    PeerArrival arrival;
-    switch (read_peer_arrival(team_.area(sig_.root).status(), op_, arrival)) {
+    std::uint64_t packed = 0, bytes = 0;
+    switch (read_peer_signature(team_.area(sig_.root).status(), op_, packed, bytes)) {
       case PeerState::kRead:  // the same step up as matched_arrived_root
-        check_peer_signature(sig_.root, arrival.packed, arrival.bytes);
+        check_peer_signature(sig_.root, packed, bytes);
         return;
       case PeerState::kPassed:  // the root left: its history holds its signature
         compare_with_history(sig_.root);
@@ -214,12 +214,12 @@ void settle_deferred_root_check(TeamImpl& team) {
 }
 
 void CollectiveOp::compare_if_arrived(int peer) {
-  PeerArrival arrival;
-  switch (read_peer_arrival(team_.area(peer).status(), op_, arrival)) {
+  std::uint64_t packed = 0, bytes = 0;
+  switch (read_peer_signature(team_.area(peer).status(), op_, packed, bytes)) {
     case PeerState::kNotArrived:
       return;  // it compares itself with this rank when it arrives
     case PeerState::kRead:
-      check_peer_signature(peer, arrival.packed, arrival.bytes);
+      check_peer_signature(peer, packed, bytes);
       return;
     case PeerState::kPassed:
       // It may have left before this rank arrived: its history holds the signature.
