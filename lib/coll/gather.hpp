@@ -105,7 +105,12 @@ class GathervOp final : public CollectiveOp {
  public:
   // Whether a sender's block of `bytes` from `sendbuf` may copy straight into the root's
   // buffer, both lying in one shared allocation (shared_copy.hpp): the root's table then says.
-  static bool may_copy_shared(TeamImpl& team, const void* sendbuf, std::uint64_t bytes, int root);
+  // Inline: every small gatherv sender asks (GathervSenderOp::fits), and shared_copy_for's first
+  // test answers it.
+  static bool may_copy_shared(TeamImpl& team, const void* sendbuf, std::uint64_t bytes, int root) {
+    return team.shared_copy_for(Kind::kGatherv, bytes, root) &&
+           team.shared_buffers().id_of(sendbuf, bytes) != 0;
+  }
 
  private:
   // Root, flat: from each candidate's arrival, which senders read the table (their buffer lies

@@ -83,12 +83,6 @@ GathervOp::GathervOp(TeamImpl& team, const void* sendbuf, Count sendcount, Datat
   if (shared_candidates_.empty()) plan_root();
 }
 
-bool GathervOp::may_copy_shared(TeamImpl& team, const void* sendbuf, std::uint64_t bytes,
-                                int root) {
-  return team.shared_copy_for(Kind::kGatherv, bytes, root) &&
-         team.shared_buffers().id_of(sendbuf, bytes) != 0;
-}
-
 bool GathervOp::choose_shared_copies(sync::WaitTarget& blocked_on) {
   const std::uint64_t mine = team_.self().status().shared_id.load(std::memory_order_relaxed);
   if (shared_use_.empty()) shared_use_.assign(static_cast<std::size_t>(team_.size()), kNoTable);

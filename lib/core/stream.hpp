@@ -111,7 +111,8 @@ class StreamWriter {
   bool pump(TeamImpl& team, Fill&& fill, Readers&& readers, sync::WaitTarget& blocked_on,
             std::uint64_t limit = UINT64_MAX) {
     const segment::RankArea self = team.self();
-    while (next_ < std::min(shape_.chunks(), limit)) {
+    const std::uint64_t end = std::min(shape_.chunks(), limit);
+    while (next_ < end) {
       const std::uint32_t s = team.slot_of(op_, next_);
       SlotRecord& record = team.slot_record(s);
       // The slot-reuse rule: wait for every reader of the chunk this slot held last.
