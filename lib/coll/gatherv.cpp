@@ -48,7 +48,7 @@ GathervOp::GathervOp(TeamImpl& team, const void* sendbuf, Count sendcount, Datat
   // neither, and skip asking for every block, here and in plan_root: at 8 B and 4 ranks the
   // questions were about 400 of the root's instructions per call.
   single_copy_blocks_ = team.single_copy_for(Kind::kGatherv, largest);
-  const bool shared_copy_blocks = largest >= team.options().shared_copy_min_bytes;
+  const bool shared_copy_blocks = team.shared_copy_possible(largest);
   for (int r = 0; single_copy_blocks_ && r < team.size(); ++r) {
     const auto& [offset, bytes] = blocks_[static_cast<std::size_t>(r)];
     if (r != root && team.single_copy_for(Kind::kGatherv, bytes))

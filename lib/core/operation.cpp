@@ -5,27 +5,17 @@
 
 namespace shmcoll {
 using sync::make_tag;
-using sync::op_of;
-using sync::step_of;
 
 PeerState read_peer_arrival(const segment::StatusLine& status, std::uint64_t op,
                             PeerArrival& arrival) {
-  // Seqlock read, paired with TeamImpl::publish_arrival: the writer stores (op, writing),
-  // a release fence, the signature, then (op, arrived). If the signature we read belongs to a
-  // later operation, the acquire fence makes that later (op', writing) store visible to the
-  // re-read of the tag, and we discard the values.
-  const std::uint64_t t1 = status.tag.load(std::memory_order_acquire);
-  if (op_of(t1) > op) return PeerState::kPassed;
-  if (op_of(t1) < op || step_of(t1) == sync::kStepWriting) return PeerState::kNotArrived;
-  arrival.packed = status.signature.load(std::memory_order_relaxed);
-  arrival.bytes = status.bytes.load(std::memory_order_relaxed);
-  arrival.address = status.address.load(std::memory_order_relaxed);
-  arrival.shared_id = status.shared_id.load(std::memory_order_relaxed);
-  arrival.copy_weight = status.copy_weight.load(std::memory_order_relaxed);
-  arrival.huge_pages = status.huge_pages.load(std::memory_order_relaxed);
-  std::atomic_thread_fence(std::memory_order_acquire);
-  const std::uint64_t t2 = status.tag.load(std::memory_order_relaxed);
-  return op_of(t2) == op ? PeerState::kRead : PeerState::kPassed;
+  return read_status(status, op, [&] {  // the seqlock rule: see read_status
+    arrival.packed = status.signature.load(std::memory_order_relaxed);
+    arrival.bytes = status.bytes.load(std::memory_order_relaxed);
+    arrival.address = status.address.load(std::memory_order_relaxed);
+    arrival.shared_id = status.shared_id.load(std::memory_order_relaxed);
+    arrival.copy_weight = status.copy_weight.load(std::memory_order_relaxed);
+    arrival.huge_pages = status.huge_pages.load(std::memory_order_relaxed);
+  });
 }
 
 std::string CollectiveOp::where() const {

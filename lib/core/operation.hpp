@@ -227,23 +227,33 @@ enum class PeerState { kNotArrived, kPassed, kRead };
 PeerState read_peer_arrival(const segment::StatusLine& status, std::uint64_t op,
                             PeerArrival& arrival);
 
+// The seqlock read behind both: `load_fields()` loads (relaxed) the fields the caller needs.
+// Paired with TeamImpl::publish_arrival: the writer stores (op, writing), a release fence, the
+// fields, then (op, arrived) with release. The acquire load of the tag makes the fields of
+// that arrival visible; if they belong to a later operation, the acquire fence makes that
+// later (op', writing) store visible to the re-read of the tag, and the values are discarded.
+template <class LoadFields>
+inline PeerState read_status(const segment::StatusLine& status, std::uint64_t op,
+                             LoadFields&& load_fields) {
+  const std::uint64_t t1 = status.tag.load(std::memory_order_acquire);
+  if (sync::op_of(t1) > op) return PeerState::kPassed;
+  if (sync::op_of(t1) < op || sync::step_of(t1) == sync::kStepWriting)
+    return PeerState::kNotArrived;
+  load_fields();
+  std::atomic_thread_fence(std::memory_order_acquire);
+  const std::uint64_t t2 = status.tag.load(std::memory_order_relaxed);
+  return sync::op_of(t2) == op ? PeerState::kRead : PeerState::kPassed;
+}
+
 // The same read for the signature comparisons, which need two of those fields: every small
 // call makes one or more (a gatherv sender with its root, a scatterv root with each receiver),
 // and four loads fewer each, inline, took about 15 instructions off each comparison.
 inline PeerState read_peer_signature(const segment::StatusLine& status, std::uint64_t op,
                                      std::uint64_t& packed, std::uint64_t& bytes) {
-  // As read_peer_arrival: acquire pairs with the peer's publish of "arrived"; the acquire
-  // fence orders the field loads before the re-read of the tag, which discards the values if
-  // the peer has moved on to a later operation meanwhile.
-  const std::uint64_t t1 = status.tag.load(std::memory_order_acquire);
-  if (sync::op_of(t1) > op) return PeerState::kPassed;
-  if (sync::op_of(t1) < op || sync::step_of(t1) == sync::kStepWriting)
-    return PeerState::kNotArrived;
-  packed = status.signature.load(std::memory_order_relaxed);
-  bytes = status.bytes.load(std::memory_order_relaxed);
-  std::atomic_thread_fence(std::memory_order_acquire);
-  const std::uint64_t t2 = status.tag.load(std::memory_order_relaxed);
-  return sync::op_of(t2) == op ? PeerState::kRead : PeerState::kPassed;
+  return read_status(status, op, [&] {
+    packed = status.signature.load(std::memory_order_relaxed);
+    bytes = status.bytes.load(std::memory_order_relaxed);
+  });
 }
 
 }  // namespace shmcoll

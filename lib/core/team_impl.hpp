@@ -185,8 +185,12 @@ class TeamImpl final : public sync::WaitObserver {
   // slots' time at 4-16 KiB: the root must wait for every rank's arrival and copy.)
   // Inline for the first test, which answers every small call (it runs on each one).
   bool shared_copy_for(Kind kind, std::uint64_t bytes, int root) {
-    if (size_ < 2 || bytes < options_.shared_copy_min_bytes) return false;
+    if (!shared_copy_possible(bytes)) return false;
     return shared_copy_beyond_minimum(kind, bytes, root);
+  }
+  // shared_copy_for's first test: false for a size says no block of that size or smaller may.
+  bool shared_copy_possible(std::uint64_t bytes) const {
+    return size_ >= 2 && bytes >= options_.shared_copy_min_bytes;
   }
   // What a byte this rank copies with memcpy as a root costs against a byte of cross-memory
   // copy, per block size: it starts, on every rank, at 1 / rank 0's measured ratio (within
