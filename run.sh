@@ -37,7 +37,9 @@ case "${1:-}" in
   bench)
     setup_and_build
     ranks=${BENCH_RANKS:-$(nproc)}
-    # Where the CPUs sit right now (on a VM the host moves them): part of the result.
+    # What was built, and where the CPUs sit right now (on a VM the host moves them): part of
+    # the result.
+    echo "# source revision: $(cat "$build_dir/source-revision.txt" 2>/dev/null || echo unknown)"
     "$build_dir/bench/core-round-trip" || true
     "$build_dir/tools/shmcoll-run" -n "$ranks" --bind core -- \
       "$build_dir/bench/shmcoll-bench" --max-bytes "${BENCH_MAX_BYTES:-64M}" "${@:2}"

@@ -13,11 +13,14 @@ set -euo pipefail
 a=$1 b=$2 out=$3 rounds=${4:-5}
 mpi=${MPI:-openmpi}
 mkdir -p "$out"
+# What a build was made from: its source-revision.txt (written at every build, "-dirty" when the
+# checkout had uncommitted changes), not the checkout's state now.
+revision() { cat "$1/source-revision.txt" 2>/dev/null || echo "unknown (no source-revision.txt)"; }
 {
   echo "# $(date -u +%FT%TZ), $(uname -srm), $(nproc) CPUs"
   lscpu | grep -E '^(Model name|Socket|Core|Thread|NUMA node\(s\)|L[123])' || true
-  echo "A: $a ($(git -C "$a/.." rev-parse --short HEAD 2>/dev/null || echo unknown))"
-  echo "B: $b ($(git -C "$b/.." rev-parse --short HEAD 2>/dev/null || echo unknown))"
+  echo "A: $a ($(revision "$a"))"
+  echo "B: $b ($(revision "$b"))"
   echo "environment of A: ${ENV_A:-}; of B: ${ENV_B:-}"
   echo "mpi-bench arguments: --coll ${COLLS:-scatter,gather} ${BENCH_ARGS:-}"
 } > "$out/machine.txt"

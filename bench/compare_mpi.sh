@@ -17,6 +17,7 @@ mkdir -p "$out"
   lscpu | grep -E '^(Model name|Socket|Core|Thread|NUMA node\(s\)|L[123])' || true
   mpirun.openmpi --version 2>/dev/null | head -1 || true
   mpichversion 2>/dev/null | head -1 || true
+  echo "build: $build ($(cat "$build/source-revision.txt" 2>/dev/null || echo unknown))"
   echo "mpi-bench arguments: ${BENCH_ARGS:-(none)}"
 } > "$out/machine.txt"
 openmpi=(mpirun.openmpi --allow-run-as-root --oversubscribe --bind-to core:overload-allowed)
