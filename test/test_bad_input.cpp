@@ -35,8 +35,8 @@ void run_case(const Case& c, const Options& options = test_options()) {
         try {
           c.call(team, ctx);
           // Deferred checks: a rank that left before the mismatching peer arrived learns of
-          // the error in its next call.
-          if (options.checks != CheckLevel::kDeferred)
+          // the error in its next call. (The level in use: CheckLevel::kAuto resolves to one.)
+          if (team.options().checks != CheckLevel::kDeferred)
             ctx.fail("%s: the call returned without an error", c.name);
           team.barrier();
           ctx.fail("%s: neither the call nor the next one raised an error", c.name);
@@ -234,6 +234,33 @@ TEST_CASE("bad input: type signature mismatches along the topology tree") {
   tree.topology = "numa:2 core:2 pu:1";
   tree.bcast_algorithm = tree.scatter_algorithm = tree.gather_algorithm = Algorithm::kTree;
   for (const Case& c : signature_mismatches()) run_case(c, tree);
+}
+
+TEST_CASE("bad input under the default checks: full with a CPU per rank, deferred without") {
+  // The same team of 4 ranks, told it has 4 CPUs, then 2 (Options::team_cpus).
+  for (const int cpus : {kRanks, kRanks / 2}) {
+    Options options = test_options();
+    options.checks = CheckLevel::kAuto;
+    options.team_cpus = cpus;
+    const CheckLevel expected = cpus >= kRanks ? CheckLevel::kFull : CheckLevel::kDeferred;
+    const launch::JobOutcome outcome =
+        run_ranks({.nranks = kRanks, .deadline_s = 60}, [&](RankContext& ctx) {
+          Team team(ctx.bootstrap, options);
+          if (team.options().checks != expected) {
+            ctx.fail("%d ranks on %d CPUs: checks '%s', expected '%s'", kRanks, cpus,
+                     check_level_name(team.options().checks), check_level_name(expected));
+          }
+        });
+    CHECK(outcome.succeeded());
+    run_case({"root mismatch",
+              {"root mismatch", "root=0", "root=1"},
+              [](Team& t, RankContext& ctx) {
+                auto v = ints(kN);
+                t.bcast(v.data(), kN, kInt32, ctx.rank == 2 ? 1 : 0);
+              }},
+             options);
+    for (const Case& c : signature_mismatches()) run_case(c, options);
+  }
 }
 
 TEST_CASE(
@@ -450,27 +477,38 @@ TEST_CASE("bad input: negative and overflowing counts and displacements") {
             }});
 }
 
-TEST_CASE("bad input: overlapping scatterv reads and gatherv writes") {
-  run_case({"scatterv overlap", {"ranks 1 and 2 overlap", "read twice"}, [](Team& t, RankContext&) {
-              std::vector<Count> counts = uniform(kN), displs = packed_displs(kN);
-              displs[2] = displs[1] + kN / 2;
-              auto send = ints(kRanks * kN);
-              auto recv = ints(kN);
-              t.scatterv(send.data(), counts, displs, kInt32, recv.data(), kN, kInt32, 0);
-            }});
-  run_case({"gatherv overlap", {"overlap", "written twice"}, [](Team& t, RankContext& ctx) {
-              std::vector<Count> counts = uniform(kN), displs = packed_displs(kN);
-              displs[3] = 0;
-              auto send = ints(kN);
-              Untouched u(kRanks * kN * 4);
-              if (ctx.rank == 0) {
-                keeping(ctx, u, "gatherv recv", [&] {
-                  t.gatherv(send.data(), kN, kInt32, u.data(), counts, displs, kInt32, 0);
-                });
-              } else {
-                t.gatherv(send.data(), kN, kInt32, nullptr, {}, {}, kInt32, 0);
-              }
-            }});
+TEST_CASE(
+    "bad input: overlapping scatterv reads and gatherv writes, under full and deferred checks") {
+  for (const CheckLevel checks : {CheckLevel::kFull, CheckLevel::kDeferred}) {
+    Options options = test_options();
+    options.checks = checks;
+    run_case({"scatterv overlap",
+              {"ranks 1 and 2 overlap", "read twice"},
+              [](Team& t, RankContext&) {
+                std::vector<Count> counts = uniform(kN), displs = packed_displs(kN);
+                displs[2] = displs[1] + kN / 2;
+                auto send = ints(kRanks * kN);
+                auto recv = ints(kN);
+                t.scatterv(send.data(), counts, displs, kInt32, recv.data(), kN, kInt32, 0);
+              }},
+             options);
+    run_case({"gatherv overlap",
+              {"overlap", "written twice"},
+              [](Team& t, RankContext& ctx) {
+                std::vector<Count> counts = uniform(kN), displs = packed_displs(kN);
+                displs[3] = 0;
+                auto send = ints(kN);
+                Untouched u(kRanks * kN * 4);
+                if (ctx.rank == 0) {
+                  keeping(ctx, u, "gatherv recv", [&] {
+                    t.gatherv(send.data(), kN, kInt32, u.data(), counts, displs, kInt32, 0);
+                  });
+                } else {
+                  t.gatherv(send.data(), kN, kInt32, nullptr, {}, {}, kInt32, 0);
+                }
+              }},
+             options);
+  }
 }
 
 TEST_CASE("bad input: null buffers and in-place off the root") {

@@ -169,6 +169,17 @@ TEST_CASE("validation: messages name the collective, the rank, the argument and 
           const auto zero = validate::blocks(ctx, "c", zero_overlap, "d", same_place, kInt32);
           validate::no_overlap(ctx, as_span(zero), "c", "d", "read");
         }).empty());  // zero-count blocks never overlap anything
+  // Blocks in rank order take one pass; any other order is sorted first. Both find the same.
+  auto overlap_message = [&](const std::vector<Count>& places) {
+    return message([&] {
+      const auto b = validate::blocks(ctx, "sendcounts", counts, "displs", places, kInt32);
+      validate::no_overlap(ctx, as_span(b), "sendcounts", "displs", "read");
+    });
+  };
+  CHECK(overlap_message({0, 2, 5, 7}).empty());  // in rank order, with a gap
+  CHECK(overlap_message({6, 4, 2, 0}).empty());  // reversed, touching
+  CHECK(overlap_message({6, 4, 3, 0}).find("blocks of ranks 2 and 1 overlap") != std::string::npos);
+  CHECK(overlap_message({0, 1, 4, 6}).find("blocks of ranks 0 and 1 overlap") != std::string::npos);
   CHECK(message([&] {
           validate::blocks(ctx, "sendcounts", std::vector<Count>{1, 1}, "displs", displs, kInt32);
         }).find("sendcounts has 2 entries, the team has 4 ranks") != std::string::npos);
@@ -183,12 +194,16 @@ TEST_CASE("parameters are read from the environment once and checked") {
   setenv("SHMCOLL_CHECKS", "deferred", 1);
   CHECK(Options::from_env().checks == CheckLevel::kDeferred);
   CHECK(std::string(check_level_name(CheckLevel::kDeferred)) == "deferred");
+  setenv("SHMCOLL_CHECKS", "auto", 1);
+  CHECK(Options::from_env().checks == CheckLevel::kAuto);
+  CHECK(Options{}.checks == CheckLevel::kAuto);  // the default, resolved when a team forms
+  CHECK(std::string(check_level_name(CheckLevel::kAuto)) == "auto");
   setenv("SHMCOLL_SLOTS", "0", 1);
   CHECK_THROWS_AS(Options::from_env(), InvalidArgument);
   setenv("SHMCOLL_SLOTS", "3", 1);
   setenv("SHMCOLL_CHECKS", "sometimes", 1);
   CHECK_THROWS_WITH_AS(Options::from_env(),
-                       "SHMCOLL_CHECKS='sometimes' must be 'full', 'deferred' or 'basic'",
+                       "SHMCOLL_CHECKS='sometimes' must be 'auto', 'full', 'deferred' or 'basic'",
                        InvalidArgument);
   for (const char* v : {"SHMCOLL_SLOT_BYTES", "SHMCOLL_CHECKS", "SHMCOLL_SLOTS"}) unsetenv(v);
   bool found = false;

@@ -27,12 +27,19 @@ enum class CheckLevel {
            // root and matching sizes before it returns (costs one read per peer per call)
   // The same comparisons as kFull, without waiting for them: a rank compares itself with the
   // peers that arrived before it, and the later ones compare themselves with it. A rank that
-  // returned before the mismatching peer arrived gets the error in its next call into the team.
+  // returned before the mismatching peer arrived gets the error in a later call into the team
+  // (at the latest in the first one that waits for the rank that found it).
   // No rank waits for the slowest one, which is what oversubscribed teams need.
   kDeferred,
+  // The default: kFull in a team with a CPU per rank, kDeferred in an oversubscribed one
+  // (more ranks than CPUs), where kFull's waits for every peer cost context switches: at
+  // 1-256 B, 4 and 8 ranks on 2 CPUs, the five collectives took 0.8-46x Open MPI's time under
+  // kFull and 0.06-2.4x under kDeferred (bench/results/default-checks-auto-2026-11-26-2core-
+  // amd-vm). Resolved at team formation, the same on every rank (Team::options() shows it).
+  kAuto,
 };
 
-// "basic", "full", "deferred".
+// "basic", "full", "deferred", "auto".
 const char* check_level_name(CheckLevel level);
 
 struct Options {
@@ -42,7 +49,7 @@ struct Options {
   // Slots per rank: how many chunks a writer may have outstanding before it must wait for its
   // readers. Also how many back-to-back small operations can overlap. 0 (auto): slots_for().
   int slots = 0;
-  CheckLevel checks = CheckLevel::kFull;
+  CheckLevel checks = CheckLevel::kAuto;
   // Bound on any wait for a peer, in seconds. Dead peers are detected sooner by liveness checks.
   double timeout_s = 60.0;
   // How often, in milliseconds, a waiting rank checks that the process it waits for is alive

@@ -13,7 +13,7 @@
 
 namespace shmcoll::scatterv_args {
 
-// The root: sendcounts and displs (and, at CheckLevel::kFull, that no byte is read twice),
+// The root: sendcounts and displs (and, above CheckLevel::kBasic, that no byte is read twice),
 // sendbuf for every block, the stream the blocks could need, and recvbuf for its own block
 // unless in_place. Fills `blocks` with every rank's block of sendbuf and returns the bytes of
 // the other ranks' blocks.

@@ -67,8 +67,9 @@ const std::vector<Row>& rows() {
       {"SHMCOLL_CHECKS",
        "full: every rank verifies that all ranks agree on collective, root and sizes before it "
        "returns; deferred: the same checks, but a rank that returned before a mismatching peer "
-       "arrived gets the error in its next call (no rank waits for the slowest); basic: local "
-       "argument checks and receiver-side size checks only",
+       "arrived gets the error in a later call (no rank waits for the slowest); basic: local "
+       "argument checks and receiver-side size checks only; auto: full with a CPU per rank, "
+       "deferred in an oversubscribed team",
        [](const Options& o) { return std::string(check_level_name(o.checks)); },
        [](Options& o, const std::string& v) {
          if (v == "full")
@@ -77,9 +78,11 @@ const std::vector<Row>& rows() {
            o.checks = CheckLevel::kDeferred;
          else if (v == "basic")
            o.checks = CheckLevel::kBasic;
+         else if (v == "auto")
+           o.checks = CheckLevel::kAuto;
          else
            throw InvalidArgument("SHMCOLL_CHECKS='" + v +
-                                 "' must be 'full', 'deferred' or 'basic'");
+                                 "' must be 'auto', 'full', 'deferred' or 'basic'");
        }},
       {"SHMCOLL_TIMEOUT", "seconds a rank waits for a peer before raising Timeout",
        [](const Options& o) { return std::to_string(o.timeout_s); },
@@ -276,6 +279,8 @@ const char* check_level_name(CheckLevel level) {
       return "full";
     case CheckLevel::kDeferred:
       return "deferred";
+    case CheckLevel::kAuto:
+      return "auto";
   }
   return "?";
 }

@@ -173,6 +173,9 @@ void TeamImpl::form(Bootstrap& bootstrap) {
                        ? CPU_COUNT(&team_cpus)
                        : static_cast<int>(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN)));
   oversubscribed_ = size_ > cpus;
+  // Every rank resolves the creator's level from the same inputs, so all use the same one.
+  if (options_.checks == CheckLevel::kAuto)
+    options_.checks = oversubscribed_ ? CheckLevel::kDeferred : CheckLevel::kFull;
 
   // From here on every rank knows the name, and removes it however formation ends.
   const std::string name = segment::segment_name(bootstrap.job_id(), creator.nonce);
@@ -257,10 +260,11 @@ void TeamImpl::form(Bootstrap& bootstrap) {
   if (options_.verbose && rank_ == 0) {
     const segment::PlacementOutcome& placed = segment_.placement();
     std::fprintf(stderr,
-                 "shmcoll: team of %d ranks, segment of %zu bytes, %d rank area(s) on their NUMA "
-                 "node%s%s; %s\n",
-                 size_, segment_.size(), placed.placed, placed.error.empty() ? "" : ": ",
-                 placed.error.c_str(), data_paths().c_str());
+                 "shmcoll: team of %d ranks%s, %s checks, segment of %zu bytes, %d rank area(s) "
+                 "on their NUMA node%s%s; %s\n",
+                 size_, oversubscribed_ ? " (oversubscribed)" : "",
+                 check_level_name(options_.checks), segment_.size(), placed.placed,
+                 placed.error.empty() ? "" : ": ", placed.error.c_str(), data_paths().c_str());
   }
 }
 

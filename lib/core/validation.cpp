@@ -114,8 +114,8 @@ void blocks(const Context& ctx, const char* counts_name, std::span<const Count> 
   }
 }
 
-void no_overlap(const Context& ctx, std::span<const Block> blocks, const char* counts_name,
-                const char* displs_name, const char* verb) {
+void no_overlap_sorted(const Context& ctx, std::span<const Block> blocks, const char* counts_name,
+                       const char* displs_name, const char* verb) {
   PlanVector<std::size_t> order;
   for (std::size_t r = 0; r < blocks.size(); ++r) {
     if (blocks[r].bytes > 0) order.push_back(r);

@@ -79,6 +79,10 @@ int semaphore_sets() {
 }
 
 void errors_return() {
+  // Full checks, under which every rank gets the error in the failing call. The default defers
+  // them in an oversubscribed job (3 ranks on 2 cores), where a rank that returned early gets
+  // the error in a later call. Read when the team forms, at the first collective on `comm`.
+  setenv("SHMCOLL_CHECKS", "full", 1);
   MPI_Comm comm;
   MPI_Comm_dup(MPI_COMM_WORLD, &comm);
   MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);

@@ -54,6 +54,7 @@ Options test_options(std::size_t slot_bytes, int slots) {
   o.slot_bytes = slot_bytes;
   o.slots = slots;
   o.timeout_s = 15;
+  o.checks = CheckLevel::kFull;
   return o;
 }
 

@@ -43,7 +43,9 @@ launch::JobOutcome run_ranks(const JobSpec& spec, const std::function<void(RankC
 // /dev/shm entries that belong to `job_id` (there must be none once a job has ended).
 std::vector<std::string> leftover_segments(const std::string& job_id);
 
-// Options for tests: small slots so that modest messages already need several chunks.
+// Options for tests: small slots so that modest messages already need several chunks, and
+// full checks, whose errors every rank raises in the failing call, whether or not the team is
+// oversubscribed (as the tests' teams mostly are; the default would defer them there).
 Options test_options(std::size_t slot_bytes = 1024, int slots = 4);
 
 }  // namespace shmcoll::test
