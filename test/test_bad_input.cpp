@@ -115,12 +115,15 @@ TEST_CASE("bad input: root out of range, on every rank") {
             }});
 }
 
-TEST_CASE("bad input: different roots on different ranks") {
-  run_case({"root mismatch", {"root mismatch", "root=0", "root=1"}, [](Team& t, RankContext& ctx) {
-              auto v = ints(kN);
-              t.bcast(v.data(), kN, kInt32, ctx.rank == 2 ? 1 : 0);
-            }});
+// Rank 2 names root 1, the others root 0.
+Case root_mismatch() {
+  return {"root mismatch", {"root mismatch", "root=0", "root=1"}, [](Team& t, RankContext& ctx) {
+            auto v = ints(kN);
+            t.bcast(v.data(), kN, kInt32, ctx.rank == 2 ? 1 : 0);
+          }};
 }
+
+TEST_CASE("bad input: different roots on different ranks") { run_case(root_mismatch()); }
 
 std::vector<Case> signature_mismatches() {
   std::vector<Case> cases;
@@ -252,13 +255,7 @@ TEST_CASE("bad input under the default checks: full with a CPU per rank, deferre
           }
         });
     CHECK(outcome.succeeded());
-    run_case({"root mismatch",
-              {"root mismatch", "root=0", "root=1"},
-              [](Team& t, RankContext& ctx) {
-                auto v = ints(kN);
-                t.bcast(v.data(), kN, kInt32, ctx.rank == 2 ? 1 : 0);
-              }},
-             options);
+    run_case(root_mismatch(), options);
     for (const Case& c : signature_mismatches()) run_case(c, options);
   }
 }
@@ -267,13 +264,7 @@ TEST_CASE(
     "bad input under deferred checks: every rank gets the error, at the latest in its next call") {
   Options deferred = test_options();
   deferred.checks = CheckLevel::kDeferred;
-  run_case({"root mismatch",
-            {"root mismatch", "root=0", "root=1"},
-            [](Team& t, RankContext& ctx) {
-              auto v = ints(kN);
-              t.bcast(v.data(), kN, kInt32, ctx.rank == 2 ? 1 : 0);
-            }},
-           deferred);
+  run_case(root_mismatch(), deferred);
   for (const Case& c : signature_mismatches()) run_case(c, deferred);
   // Along the tree a receiver compares itself with its parent only (compared_toward_root).
   Options deferred_tree = deferred;
