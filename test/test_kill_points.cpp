@@ -3,8 +3,9 @@
 // a single-copy transfer announced, after its data moved -- as root and as non-root, in each of
 // the five collectives. The others must get PeerFailed or Timeout within 2 s, and nothing may be
 // left in /dev/shm. Each job runs twice: as this machine's oversubscribed team, and counted on
-// more CPUs (SHMCOLL_TEAM_CPUS), where the root shares the single copies' blocks. (test_kill.cpp
-// kills at random moments; this covers each stage on purpose.)
+// more CPUs (SHMCOLL_TEAM_CPUS), where the root shares the single copies' blocks. Both with the
+// default checks, which are deferred in the first (on a machine with fewer CPUs than ranks) and
+// full in the second. (test_kill.cpp kills at random moments; this covers each stage on purpose.)
 #include <doctest/doctest.h>
 #include <signal.h>
 
@@ -68,6 +69,7 @@ TEST_CASE(
                   o.single_copy_min_bytes = single_copy ? 1 : SIZE_MAX;
                   o.single_copy = SingleCopy::kAlways;  // broadcast too, oversubscribed
                   o.team_cpus = team_cpus;
+                  o.checks = CheckLevel::kAuto;
                   Team team(ctx.bootstrap, o);
                   team.barrier();
                   if (ctx.rank == victim) {
