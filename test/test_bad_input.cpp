@@ -207,6 +207,22 @@ std::vector<Case> signature_mismatches() {
                        t.gatherv(send.data(), n, kInt32, nullptr, {}, {}, kInt32, 0);
                      }
                    }});
+  // The same sizes, the mismatching sender late: under full checks the others, which learned
+  // the root's one size for every sender, find it when it arrives, in the same call.
+  cases.push_back(
+      {"gatherv sendcount from a late sender", {"recvcounts[2]"}, [](Team& t, RankContext& ctx) {
+         auto counts = uniform(kN);
+         auto displs = packed_displs(kN);
+         const Count n = ctx.rank == 2 ? kN - 2 : kN;
+         auto send = ints(static_cast<std::size_t>(n));
+         if (ctx.rank == 0) {
+           auto recv = ints(kRanks * kN);
+           t.gatherv(send.data(), n, kInt32, recv.data(), counts, displs, kInt32, 0);
+         } else {
+           if (ctx.rank == 2) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+           t.gatherv(send.data(), n, kInt32, nullptr, {}, {}, kInt32, 0);
+         }
+       }});
   // The root reads no stream from a rank it expects nothing from; that rank arrives late, so
   // under deferred checks the root has left before it (the size check cannot ride on a read).
   cases.push_back(

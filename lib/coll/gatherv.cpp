@@ -35,12 +35,16 @@ GathervOp::GathervOp(TeamImpl& team, const void* sendbuf, Count sendcount, Datat
   if (team.options().checks != CheckLevel::kBasic)
     validate::no_overlap(ctx, as_span(blocks), "recvcounts", "displs", "written");
   std::uint64_t largest = 0;  // of the senders' blocks
+  std::uint64_t smallest = validate::kMaxBytes;
   for (int r = 0; r < team.size(); ++r) {
     const validate::Block& b = blocks[static_cast<std::size_t>(r)];
     validate::buffer(ctx, "recvbuf", recvbuf, b.bytes);
     validate::stream_length(ctx, b.bytes);
     blocks_.emplace_back(b.offset, b.bytes);
-    if (r != root) largest = std::max(largest, b.bytes);
+    if (r != root) {
+      largest = std::max(largest, b.bytes);
+      smallest = std::min(smallest, b.bytes);
+    }
     if (b.bytes == 0) has_must_compare_ = true;  // see must_compare
   }
   // Both rules are thresholds in a block's size, so the largest block says whether any block
@@ -54,7 +58,12 @@ GathervOp::GathervOp(TeamImpl& team, const void* sendbuf, Count sendcount, Datat
     if (r != root && team.single_copy_for(Kind::kGatherv, bytes))
       expose_direct_block(static_cast<std::byte*>(recvbuf) + offset, bytes);
   }
-  sig_.bytes = 0;  // the root checks each peer against recvcounts instead
+  // The root checks each peer against recvcounts, not against one size of its own. Where all
+  // senders' blocks have one size (the flat layout), it publishes that size with its arrival:
+  // a sender under full checks then checks every peer against it itself instead of waiting
+  // for the root's verdict (GathervSenderOp).
+  sig_.bytes =
+      !tree_ && team.size() > 1 && smallest == largest ? kGathervUniformBlocks | largest : 0;
   sig_.type = recvtype;
   if (!in_place) {
     const std::uint64_t mine = validate::bytes(ctx, "sendcount", sendcount, sendtype);

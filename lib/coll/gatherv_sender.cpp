@@ -41,7 +41,46 @@ bool GathervSenderOp::advance_data(sync::WaitTarget& blocked_on) {
     writer_.start(op_, Kind::kGatherv, sig_.root, sig_.bytes, team_.slot_bytes());
     started_ = true;
   }
-  return pump_buffer(team_, writer_, sendbuf_, sig_.root, blocked_on);
+  if (!pump_buffer(team_, writer_, sendbuf_, sig_.root, blocked_on)) return false;
+  // Full checks wait for the root's arrival anyway (the agree stage); its size, read here,
+  // spares the wait for its departure. The block goes out first, so that the root need not
+  // wait for it meanwhile.
+  return root_seen_ || team_.options().checks != CheckLevel::kFull || learn_root_size(blocked_on);
+}
+
+bool GathervSenderOp::learn_root_size(sync::WaitTarget& blocked_on) {
+  segment::StatusLine& status = team_.area(sig_.root).status();
+  std::uint64_t packed = 0, bytes = 0;
+  switch (read_peer_signature(status, op_, packed, bytes)) {
+    case PeerState::kNotArrived:
+      blocked_on = {&status.tag, sync::make_tag(op_, sync::kStepArrived), sig_.root};
+      return false;
+    case PeerState::kPassed:
+      // It has left, so it has checked everyone: its verdict is in (needs_root_verdict).
+      break;
+    case PeerState::kRead:
+      check_peer_signature(sig_.root, packed, bytes);  // the collective and the root
+      if ((bytes & kGathervUniformBlocks) != 0) {
+        const std::uint64_t size = bytes & ~kGathervUniformBlocks;
+        if (size != sig_.bytes) {
+          team_.fail(Status::kInvalidArgument,
+                     "type signature mismatch in " + where() + " (operation #" +
+                         std::to_string(op_) + "): the root expects " + std::to_string(size) +
+                         " bytes from rank " + std::to_string(team_.rank()) + " (its recvcounts[" +
+                         std::to_string(team_.rank()) + "] x recvtype), this rank sends " +
+                         sig_.describe_bytes());
+        }
+        uniform_ = static_cast<std::int64_t>(size);
+      }
+      break;
+  }
+  root_seen_ = true;
+  return true;
+}
+
+std::string GathervSenderOp::expected_bytes_text(int peer) const {
+  return "the root expects " + std::to_string(uniform_) + " bytes from rank " +
+         std::to_string(peer) + " (its recvcounts[" + std::to_string(peer) + "] x recvtype)";
 }
 
 }  // namespace shmcoll

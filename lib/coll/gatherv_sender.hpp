@@ -25,13 +25,23 @@ class GathervSenderOp final : public CollectiveOp {
 
  private:
   bool advance_data(sync::WaitTarget& blocked_on) override;
-  // As GathervOp's senders: they learn the root's verdict (CheckLevel::kFull) instead of
-  // checking sizes, which only the root knows.
-  std::int64_t expected_peer_bytes(int) const override { return -1; }
-  bool needs_root_verdict() const override { return true; }
+  // Under CheckLevel::kFull: where the root published one size for every sender
+  // (kGathervUniformBlocks), this rank checks its own and every other sender's size against
+  // it; otherwise, as GathervOp's senders, it learns the root's verdict instead, since only the
+  // root knows the sizes. The root's own published word is no size to compare.
+  std::int64_t expected_peer_bytes(int peer) const override {
+    return peer == sig_.root ? -1 : uniform_;
+  }
+  std::string expected_bytes_text(int peer) const override;
+  bool needs_root_verdict() const override { return uniform_ < 0; }
+  // The root's arrival, and its size for every sender if it published one; false while it has
+  // not arrived.
+  bool learn_root_size(sync::WaitTarget& blocked_on);
 
   const std::byte* sendbuf_ = nullptr;
   bool started_ = false;
+  bool root_seen_ = false;
+  std::int64_t uniform_ = -1;  // the root's size for every sender, -1 while not known
   StreamWriter writer_;
 };
 
