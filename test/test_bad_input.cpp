@@ -188,6 +188,20 @@ std::vector<Case> signature_mismatches() {
                        t.scatterv(send.data(), counts, displs, kInt32, u.data(), n, kInt32, 0);
                      }
                    }});
+  // The same sizes, the mismatching receiver late and its block large enough for the stream:
+  // under full checks the others, which learned the root's one size for every receiver, find
+  // it when it arrives, in the same call.
+  cases.push_back(
+      {"scatterv recvcount from a late receiver", {"sendcounts[1]"}, [](Team& t, RankContext& ctx) {
+         constexpr Count kLarge = 256;  // 1 KiB of int32: past the record's inline bytes
+         auto counts = uniform(kLarge);
+         auto displs = packed_displs(kLarge);
+         auto send = ints(kRanks * kLarge);
+         const Count n = ctx.rank == 1 ? kLarge + 2 : kLarge;
+         auto recv = ints(static_cast<std::size_t>(n));
+         if (ctx.rank == 1) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+         t.scatterv(send.data(), counts, displs, kInt32, recv.data(), n, kInt32, 0);
+       }});
   cases.push_back({"gatherv sendcount", {"recvcounts[2]"}, [](Team& t, RankContext& ctx) {
                      auto counts = uniform(kN);
                      auto displs = packed_displs(kN);

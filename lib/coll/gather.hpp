@@ -52,12 +52,6 @@ class GatherOp final : public CollectiveOp {
   GatherRoot root_side_;
 };
 
-// Set in the size a flat gatherv root publishes with its arrival (its status line's `bytes`,
-// 0 otherwise) when every sender's block has the same size: the rest of the word. Sizes are at
-// most validate::kMaxBytes (2^62), so the bit is free. Only GathervSenderOp reads it; every
-// other peer of a gatherv root expects no size from it.
-inline constexpr std::uint64_t kGathervUniformBlocks = std::uint64_t{1} << 63;
-
 // One rank's entry in the table gatherv's root streams for its single-copy senders. 32 bytes,
 // so that no entry straddles two chunks of the stream (slots hold whole cache lines).
 struct GathervTableEntry {

@@ -3,6 +3,7 @@
 
 #include "coll/gather.hpp"
 #include "coll/single_copy.hpp"
+#include "coll/uniform_size.hpp"
 #include "copy/copy.hpp"
 #include "core/validation.hpp"
 
@@ -58,12 +59,9 @@ GathervOp::GathervOp(TeamImpl& team, const void* sendbuf, Count sendcount, Datat
     if (r != root && team.single_copy_for(Kind::kGatherv, bytes))
       expose_direct_block(static_cast<std::byte*>(recvbuf) + offset, bytes);
   }
-  // The root checks each peer against recvcounts, not against one size of its own. Where all
-  // senders' blocks have one size (the flat layout), it publishes that size with its arrival:
-  // a sender under full checks then checks every peer against it itself instead of waiting
-  // for the root's verdict (GathervSenderOp).
-  sig_.bytes =
-      !tree_ && team.size() > 1 && smallest == largest ? kGathervUniformBlocks | largest : 0;
+  // The root checks each peer against recvcounts, not against one size of its own; it
+  // publishes the senders' one size where they have one (uniform_size.hpp).
+  sig_.bytes = uniform_size::published(!tree_ && team.size() > 1, smallest, largest);
   sig_.type = recvtype;
   if (!in_place) {
     const std::uint64_t mine = validate::bytes(ctx, "sendcount", sendcount, sendtype);

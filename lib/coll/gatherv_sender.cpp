@@ -1,6 +1,7 @@
 #include "coll/gatherv_sender.hpp"
 
 #include "coll/gather.hpp"
+#include "coll/uniform_size.hpp"
 #include "core/pieces.hpp"
 #include "core/validation.hpp"
 
@@ -49,30 +50,14 @@ bool GathervSenderOp::advance_data(sync::WaitTarget& blocked_on) {
 }
 
 bool GathervSenderOp::learn_root_size(sync::WaitTarget& blocked_on) {
-  segment::StatusLine& status = team_.area(sig_.root).status();
-  std::uint64_t packed = 0, bytes = 0;
-  switch (read_peer_signature(status, op_, packed, bytes)) {
-    case PeerState::kNotArrived:
-      blocked_on = {&status.tag, sync::make_tag(op_, sync::kStepArrived), sig_.root};
-      return false;
-    case PeerState::kPassed:
-      // It has left, so it has checked everyone: its verdict is in (needs_root_verdict).
-      break;
-    case PeerState::kRead:
-      check_peer_signature(sig_.root, packed, bytes);  // the collective and the root
-      if ((bytes & kGathervUniformBlocks) != 0) {
-        const std::uint64_t size = bytes & ~kGathervUniformBlocks;
-        if (size != sig_.bytes) {
-          team_.fail(Status::kInvalidArgument,
-                     "type signature mismatch in " + where() + " (operation #" +
-                         std::to_string(op_) + "): the root expects " + std::to_string(size) +
-                         " bytes from rank " + std::to_string(team_.rank()) + " (its recvcounts[" +
-                         std::to_string(team_.rank()) + "] x recvtype), this rank sends " +
-                         sig_.describe_bytes());
-        }
-        uniform_ = static_cast<std::int64_t>(size);
-      }
-      break;
+  if (!uniform_size::learn(*this, team_, uniform_, blocked_on)) return false;
+  if (uniform_ >= 0 && static_cast<std::uint64_t>(uniform_) != sig_.bytes) {
+    team_.fail(Status::kInvalidArgument,
+               "type signature mismatch in " + where() + " (operation #" + std::to_string(op_) +
+                   "): the root expects " + std::to_string(uniform_) + " bytes from rank " +
+                   std::to_string(team_.rank()) + " (its recvcounts[" +
+                   std::to_string(team_.rank()) + "] x recvtype), this rank sends " +
+                   sig_.describe_bytes());
   }
   root_seen_ = true;
   return true;

@@ -26,8 +26,8 @@ class GathervSenderOp final : public CollectiveOp {
  private:
   bool advance_data(sync::WaitTarget& blocked_on) override;
   // Under CheckLevel::kFull: where the root published one size for every sender
-  // (kGathervUniformBlocks), this rank checks its own and every other sender's size against
-  // it; otherwise, as GathervOp's senders, it learns the root's verdict instead, since only the
+  // (uniform_size.hpp), this rank checks its own and every other sender's size against it;
+  // otherwise, as GathervOp's senders, it learns the root's verdict instead, since only the
   // root knows the sizes. The root's own published word is no size to compare.
   std::int64_t expected_peer_bytes(int peer) const override {
     return peer == sig_.root ? -1 : uniform_;

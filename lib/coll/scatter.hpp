@@ -68,12 +68,15 @@ class ScattervOp final : public CollectiveOp {
   bool advance_data(sync::WaitTarget& blocked_on) override;
   std::int64_t expected_peer_bytes(int peer) const override;
   std::string expected_bytes_text(int peer) const override;
-  // Only the root sees every rank's size, so the others wait for its verdict (kFull).
-  bool needs_root_verdict() const override { return team_.rank() != sig_.root; }
+  // Only the root sees every rank's size, so under kFull the others wait for its verdict,
+  // unless it published one size for every receiver (uniform_size.hpp).
+  bool needs_root_verdict() const override { return team_.rank() != sig_.root && uniform_ < 0; }
   bool checked_in_data_path(int peer) const override {
     if (tree_) return tree_scatter_->checked(peer);
     return peer == sig_.root && team_.rank() != sig_.root;
   }
+  // Receiver, flat: its block, as the root's record says.
+  bool receive(sync::WaitTarget& blocked_on);
 
   // How a block of `bytes` reaches a receiver (the same answer on every rank).
   enum class BlockPath { kInline, kStream, kDirect };
@@ -128,6 +131,8 @@ class ScattervOp final : public CollectiveOp {
   ScatterRootStream plan_;
   StreamWriter writer_;
   scatterv_inbox::Record record_;  // receiver: what the root posted for this rank
+  bool received_ = false;          // receiver: its block is in
+  std::int64_t uniform_ = -1;      // receiver: the root's one size for every receiver, if known
   RangeReader reader_;
   std::uint64_t acked_ = 0;
 };

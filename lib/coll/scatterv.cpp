@@ -4,6 +4,7 @@
 #include "coll/scatterv_args.hpp"
 #include "coll/scatterv_inbox.hpp"
 #include "coll/single_copy.hpp"
+#include "coll/uniform_size.hpp"
 #include "copy/copy.hpp"
 #include "core/validation.hpp"
 
@@ -41,7 +42,15 @@ ScattervOp::ScattervOp(TeamImpl& team, const void* sendbuf, std::span<const Coun
     if (r != me && path_of(blocks[r].bytes) == BlockPath::kDirect)
       expose_direct_block(sendbuf_ + blocks[r].offset, blocks[r].bytes);
   }
-  sig_.bytes = 0;  // the root checks each peer against sendcounts instead
+  // The root checks each peer against sendcounts, not against one size of its own; it
+  // publishes the receivers' one size where they have one (uniform_size.hpp).
+  std::uint64_t smallest = validate::kMaxBytes, largest = 0;
+  for (std::size_t r = 0; r < blocks.size(); ++r) {
+    if (r == me) continue;
+    smallest = std::min(smallest, blocks[r].bytes);
+    largest = std::max(largest, blocks[r].bytes);
+  }
+  sig_.bytes = uniform_size::published(!tree_, smallest, largest);
   if (!in_place && blocks[me].bytes > 0)
     copy_own_ = {sendbuf_ + blocks[me].offset, blocks[me].bytes};
   if (tree_) {
@@ -132,11 +141,14 @@ ScattervOp::BlockPath ScattervOp::path_of(std::uint64_t bytes) const {
 }
 
 std::int64_t ScattervOp::expected_peer_bytes(int peer) const {
-  if (team_.rank() != sig_.root) return -1;  // receivers check the root's record instead
+  // A receiver checks the root through its record, the others against the root's one size.
+  if (team_.rank() != sig_.root) return peer == sig_.root ? -1 : uniform_;
   return static_cast<std::int64_t>(blocks_[static_cast<std::size_t>(peer)].bytes);
 }
 
 std::string ScattervOp::expected_bytes_text(int peer) const {
+  if (team_.rank() != sig_.root)
+    return scatterv_args::root_sends_text(static_cast<std::uint64_t>(uniform_), peer, "sendtype");
   return scatterv_args::root_sends_text(blocks_[static_cast<std::size_t>(peer)].bytes, peer,
                                         sig_.type.name);
 }
@@ -251,6 +263,17 @@ bool ScattervOp::advance_tree(sync::WaitTarget& blocked_on) {
 bool ScattervOp::advance_data(sync::WaitTarget& blocked_on) {
   if (tree_) return advance_tree(blocked_on);
   if (team_.rank() == sig_.root) return advance_root(blocked_on);
+  if (!received_) {
+    if (!receive(blocked_on)) return false;
+    received_ = true;
+  }
+  // Under full checks: the root's one size, which spares the wait for its verdict. It arrived
+  // before it posted this rank's record, so this does not wait.
+  return team_.options().checks != CheckLevel::kFull ||
+         uniform_size::learn(*this, team_, uniform_, blocked_on);
+}
+
+bool ScattervOp::receive(sync::WaitTarget& blocked_on) {
   if (stage_ == Stage::kStart) {
     const sync::WaitTarget record_posted = scatterv_inbox::awaited(team_, op_, sig_.root);
     if (!sync::reached(record_posted)) {

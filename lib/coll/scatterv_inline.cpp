@@ -1,11 +1,13 @@
 #include "coll/scatterv_inline.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 
 #include "coll/scatterv_args.hpp"
 #include "coll/scatterv_inbox.hpp"
 #include "coll/tree_scatter.hpp"
+#include "coll/uniform_size.hpp"
 
 namespace shmcoll {
 
@@ -52,16 +54,28 @@ InlineScattervOp::InlineScattervOp(TeamImpl& team, const void* sendbuf,
   expect_root_stores(scatterv_args::check_root(ctx, team.options().checks, sendbuf, sendcounts,
                                                displs, sendtype, recvbuf, recvcount, recvtype,
                                                in_place, blocks_));
-  for (const validate::Block& blk : blocks_) lend(sendbuf_ + blk.offset, blk.bytes);
-  sig_.bytes = 0;  // as ScattervOp's root: it checks each peer against sendcounts instead
+  std::uint64_t smallest = validate::kMaxBytes, largest = 0;  // of the receivers' blocks
+  for (int r = 0; r < team.size(); ++r) {
+    const validate::Block& blk = blocks_[static_cast<std::size_t>(r)];
+    lend(sendbuf_ + blk.offset, blk.bytes);
+    if (r == root) continue;
+    smallest = std::min(smallest, blk.bytes);
+    largest = std::max(largest, blk.bytes);
+  }
+  // As ScattervOp's root: it checks each peer against sendcounts, and publishes the receivers'
+  // one size where they have one (this path is flat at the root).
+  sig_.bytes = uniform_size::published(true, smallest, largest);
 }
 
 std::int64_t InlineScattervOp::expected_peer_bytes(int peer) const {
-  if (team_.rank() != sig_.root) return -1;  // receivers check the root's record instead
+  // A receiver checks the root through its record, the others against the root's one size.
+  if (team_.rank() != sig_.root) return peer == sig_.root ? -1 : uniform_;
   return static_cast<std::int64_t>(blocks_[static_cast<std::size_t>(peer)].bytes);
 }
 
 std::string InlineScattervOp::expected_bytes_text(int peer) const {
+  if (team_.rank() != sig_.root)
+    return scatterv_args::root_sends_text(static_cast<std::uint64_t>(uniform_), peer, "sendtype");
   return scatterv_args::root_sends_text(blocks_[static_cast<std::size_t>(peer)].bytes, peer,
                                         sig_.type.name);
 }
@@ -84,18 +98,25 @@ bool InlineScattervOp::advance_data(sync::WaitTarget& blocked_on) {
     if (!in_place_ && own.bytes > 0) std::memcpy(recvbuf_, sendbuf_ + own.offset, own.bytes);
     return true;
   }
-  const sync::WaitTarget record_posted = scatterv_inbox::awaited(team_, op_, sig_.root);
-  if (!sync::reached(record_posted)) {
-    blocked_on = record_posted;
-    return false;
+  if (!received_) {
+    const sync::WaitTarget record_posted = scatterv_inbox::awaited(team_, op_, sig_.root);
+    if (!sync::reached(record_posted)) {
+      blocked_on = record_posted;
+      return false;
+    }
+    const scatterv_inbox::Record record = scatterv_inbox::read(team_, op_);
+    const scatterv_inbox::RecordUse use =
+        scatterv_inbox::classify(record, sig_.packed(), sig_.bytes);
+    // The root of a matching call posts this rank's block inline: it fits, as this rank's does.
+    if (use != scatterv_inbox::RecordUse::kInline)
+      scatterv_inbox::fail_unusable(*this, team_, use, record);
+    scatterv_inbox::copy_inline(team_, op_, record.bytes, recvbuf_);
+    received_ = true;
   }
-  const scatterv_inbox::Record record = scatterv_inbox::read(team_, op_);
-  const scatterv_inbox::RecordUse use = scatterv_inbox::classify(record, sig_.packed(), sig_.bytes);
-  // The root of a matching call posts this rank's block inline: it fits, as this rank's does.
-  if (use != scatterv_inbox::RecordUse::kInline)
-    scatterv_inbox::fail_unusable(*this, team_, use, record);
-  scatterv_inbox::copy_inline(team_, op_, record.bytes, recvbuf_);
-  return true;
+  // Under full checks: the root's one size, which spares the wait for its verdict. It arrived
+  // before it posted the record, so this does not wait.
+  return team_.options().checks != CheckLevel::kFull ||
+         uniform_size::learn(*this, team_, uniform_, blocked_on);
 }
 
 }  // namespace shmcoll

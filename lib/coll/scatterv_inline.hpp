@@ -38,8 +38,8 @@ class InlineScattervOp final : public CollectiveOp {
     return peer == sig_.root && team_.rank() != sig_.root;
   }
   // As ScattervOp: only the root sees every rank's size, so under CheckLevel::kFull the others
-  // wait for its verdict.
-  bool needs_root_verdict() const override { return team_.rank() != sig_.root; }
+  // wait for its verdict, unless it published one size for every receiver (uniform_size.hpp).
+  bool needs_root_verdict() const override { return team_.rank() != sig_.root && uniform_ < 0; }
   bool post_records(sync::WaitTarget& blocked_on);
 
   const std::byte* sendbuf_ = nullptr;
@@ -47,6 +47,8 @@ class InlineScattervOp final : public CollectiveOp {
   bool in_place_ = false;
   PlanVector<validate::Block> blocks_;  // root: every rank's block of sendbuf
   int next_record_ = 0;                 // root: the next receiver to post a record for
+  bool received_ = false;               // receiver: its block is in
+  std::int64_t uniform_ = -1;  // receiver: the root's one size for every receiver, if known
 };
 
 }  // namespace shmcoll

@@ -1,0 +1,50 @@
+// A v-form root's one size for every other rank. Only the root of a scatterv or gatherv knows
+// every rank's size (sendcounts, recvcounts), so under CheckLevel::kFull its other ranks wait
+// for its verdict, its departure, before they return. Where the counts give every other rank
+// the same size (the common case), the root publishes that size with its arrival instead of 0
+// (its status line's `bytes`, flagged with kFlag; sizes are at most validate::kMaxBytes, 2^62,
+// so the bit is free). A rank of the flat layout that reads it checks its own size and every
+// other rank's against it in its agree stage, which under full checks reads every peer's
+// arrival anyway, and needs no verdict: every pair (root, r) is then compared by every rank.
+// Along the tree, and where the sizes differ, the root publishes 0 and the verdict stays.
+// No other reader compares a v-form root's published size (they expect none from it).
+#pragma once
+
+#include <cstdint>
+
+#include "core/operation.hpp"
+
+namespace shmcoll::uniform_size {
+
+inline constexpr std::uint64_t kFlag = std::uint64_t{1} << 63;
+
+// Root: what it publishes as its size, from the smallest and largest of the other ranks'
+// blocks (0 where they differ, or along the tree).
+inline std::uint64_t published(bool flat, std::uint64_t smallest, std::uint64_t largest) {
+  return flat && smallest == largest ? kFlag | largest : 0;
+}
+
+// Another rank of `op`, under full checks: reads the root's arrival and compares its collective
+// and root with `op`'s. Sets `size` to the root's one size where it published one; leaves it
+// at -1 where it did not, or where the root has already left (its verdict is then in). False,
+// with `blocked_on` set, while the root has not arrived.
+inline bool learn(const CollectiveOp& op, TeamImpl& team, std::int64_t& size,
+                  sync::WaitTarget& blocked_on) {
+  const int root = op.signature().root;
+  segment::StatusLine& status = team.area(root).status();
+  std::uint64_t packed = 0, bytes = 0;
+  switch (read_peer_signature(status, op.op(), packed, bytes)) {
+    case PeerState::kNotArrived:
+      blocked_on = {&status.tag, sync::make_tag(op.op(), sync::kStepArrived), root};
+      return false;
+    case PeerState::kPassed:
+      return true;
+    case PeerState::kRead:
+      op.check_peer_signature(root, packed, bytes);  // collective and root (no size expected)
+      if ((bytes & kFlag) != 0) size = static_cast<std::int64_t>(bytes & ~kFlag);
+      return true;
+  }
+  return true;
+}
+
+}  // namespace shmcoll::uniform_size
