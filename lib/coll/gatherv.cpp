@@ -36,16 +36,12 @@ GathervOp::GathervOp(TeamImpl& team, const void* sendbuf, Count sendcount, Datat
   if (team.options().checks != CheckLevel::kBasic)
     validate::no_overlap(ctx, as_span(blocks), "recvcounts", "displs", "written");
   std::uint64_t largest = 0;  // of the senders' blocks
-  std::uint64_t smallest = validate::kMaxBytes;
   for (int r = 0; r < team.size(); ++r) {
     const validate::Block& b = blocks[static_cast<std::size_t>(r)];
     validate::buffer(ctx, "recvbuf", recvbuf, b.bytes);
     validate::stream_length(ctx, b.bytes);
     blocks_.emplace_back(b.offset, b.bytes);
-    if (r != root) {
-      largest = std::max(largest, b.bytes);
-      smallest = std::min(smallest, b.bytes);
-    }
+    if (r != root) largest = std::max(largest, b.bytes);
     if (b.bytes == 0) has_must_compare_ = true;  // see must_compare
   }
   // Both rules are thresholds in a block's size, so the largest block says whether any block
@@ -61,7 +57,7 @@ GathervOp::GathervOp(TeamImpl& team, const void* sendbuf, Count sendcount, Datat
   }
   // The root checks each peer against recvcounts, not against one size of its own; it
   // publishes the senders' one size where they have one (uniform_size.hpp).
-  sig_.bytes = uniform_size::published(!tree_ && team.size() > 1, smallest, largest);
+  sig_.bytes = uniform_size::published(!tree_, as_span(blocks), root);
   sig_.type = recvtype;
   if (!in_place) {
     const std::uint64_t mine = validate::bytes(ctx, "sendcount", sendcount, sendtype);

@@ -44,13 +44,7 @@ ScattervOp::ScattervOp(TeamImpl& team, const void* sendbuf, std::span<const Coun
   }
   // The root checks each peer against sendcounts, not against one size of its own; it
   // publishes the receivers' one size where they have one (uniform_size.hpp).
-  std::uint64_t smallest = validate::kMaxBytes, largest = 0;
-  for (std::size_t r = 0; r < blocks.size(); ++r) {
-    if (r == me) continue;
-    smallest = std::min(smallest, blocks[r].bytes);
-    largest = std::max(largest, blocks[r].bytes);
-  }
-  sig_.bytes = uniform_size::published(!tree_, smallest, largest);
+  sig_.bytes = uniform_size::published(!tree_, as_span(blocks), root);
   if (!in_place && blocks[me].bytes > 0)
     copy_own_ = {sendbuf_ + blocks[me].offset, blocks[me].bytes};
   if (tree_) {

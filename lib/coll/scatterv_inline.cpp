@@ -1,6 +1,5 @@
 #include "coll/scatterv_inline.hpp"
 
-#include <algorithm>
 #include <cstring>
 #include <string>
 
@@ -54,17 +53,10 @@ InlineScattervOp::InlineScattervOp(TeamImpl& team, const void* sendbuf,
   expect_root_stores(scatterv_args::check_root(ctx, team.options().checks, sendbuf, sendcounts,
                                                displs, sendtype, recvbuf, recvcount, recvtype,
                                                in_place, blocks_));
-  std::uint64_t smallest = validate::kMaxBytes, largest = 0;  // of the receivers' blocks
-  for (int r = 0; r < team.size(); ++r) {
-    const validate::Block& blk = blocks_[static_cast<std::size_t>(r)];
-    lend(sendbuf_ + blk.offset, blk.bytes);
-    if (r == root) continue;
-    smallest = std::min(smallest, blk.bytes);
-    largest = std::max(largest, blk.bytes);
-  }
+  for (const validate::Block& blk : blocks_) lend(sendbuf_ + blk.offset, blk.bytes);
   // As ScattervOp's root: it checks each peer against sendcounts, and publishes the receivers'
   // one size where they have one (this path is flat at the root).
-  sig_.bytes = uniform_size::published(true, smallest, largest);
+  sig_.bytes = uniform_size::published(true, as_span(blocks_), root);
 }
 
 std::int64_t InlineScattervOp::expected_peer_bytes(int peer) const {

@@ -11,17 +11,27 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 
 #include "core/operation.hpp"
+#include "core/validation.hpp"
 
 namespace shmcoll::uniform_size {
 
 inline constexpr std::uint64_t kFlag = std::uint64_t{1} << 63;
 
-// Root: what it publishes as its size, from the smallest and largest of the other ranks'
-// blocks (0 where they differ, or along the tree).
-inline std::uint64_t published(bool flat, std::uint64_t smallest, std::uint64_t largest) {
-  return flat && smallest == largest ? kFlag | largest : 0;
+// Root: what it publishes as its size, from every rank's block (its own, at `root`, does not
+// count): 0 where the others differ, or along the tree.
+inline std::uint64_t published(bool flat, std::span<const validate::Block> blocks, int root) {
+  if (!flat) return 0;
+  std::int64_t size = -1;
+  for (std::size_t r = 0; r < blocks.size(); ++r) {
+    if (static_cast<int>(r) == root) continue;
+    const auto bytes = static_cast<std::int64_t>(blocks[r].bytes);
+    if (size >= 0 && bytes != size) return 0;
+    size = bytes;
+  }
+  return size < 0 ? 0 : kFlag | static_cast<std::uint64_t>(size);
 }
 
 // Another rank of `op`, under full checks: reads the root's arrival and compares its collective
