@@ -1,7 +1,7 @@
 // A v-form root's one size for every other rank. Only the root of a scatterv or gatherv knows
 // every rank's size (sendcounts, recvcounts), so under CheckLevel::kFull its other ranks wait
 // for its verdict, its departure, before they return. Where the counts give every other rank
-// the same size (the common case), the root publishes that size with its arrival instead of 0
+// the same size, the root publishes that size with its arrival instead of 0
 // (its status line's `bytes`, flagged with kFlag; sizes are at most validate::kMaxBytes, 2^62,
 // so the bit is free). A rank of the flat layout that reads it checks its own size and every
 // other rank's against it in its agree stage, which under full checks reads every peer's
