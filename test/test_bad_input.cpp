@@ -260,6 +260,18 @@ TEST_CASE("bad input: type signature mismatches, receivers' buffers untouched") 
   for (const Case& c : signature_mismatches()) run_case(c);
 }
 
+TEST_CASE("bad input under full checks: a late sender's or receiver's size, with waiters awake") {
+  // Waiters that yield instead of sleeping see the late rank arrive before its own check of
+  // its size aborts the team and wakes sleepers: the others must then find the mismatch
+  // themselves, from the one size the root published (uniform_size.hpp), or wait for its
+  // verdict; none may return.
+  Options awake = test_options();
+  awake.yield_iterations = 1 << 30;
+  for (const Case& c : signature_mismatches()) {
+    if (std::string(c.name).find(" late ") != std::string::npos) run_case(c, awake);
+  }
+}
+
 TEST_CASE("bad input: type signature mismatches along the topology tree") {
   // 2 NUMA nodes of 2 cores: root 0 serves rank 2 (the other node's leader, which relays to 3)
   // and rank 1; the mismatching ranks are a leaf (1), a leader (2) and a leader's member (3).
