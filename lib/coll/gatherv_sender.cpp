@@ -46,7 +46,7 @@ bool GathervSenderOp::advance_data(sync::WaitTarget& blocked_on) {
   // Full checks wait for the root's arrival anyway (the agree stage); its size, read here,
   // spares the wait for its departure. The block goes out first, so that the root need not
   // wait for it meanwhile.
-  return root_seen_ || team_.options().checks != CheckLevel::kFull || learn_root_size(blocked_on);
+  return root_seen_ || learn_root_size(blocked_on);
 }
 
 bool GathervSenderOp::learn_root_size(sync::WaitTarget& blocked_on) {

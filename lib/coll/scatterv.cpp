@@ -261,10 +261,9 @@ bool ScattervOp::advance_data(sync::WaitTarget& blocked_on) {
     if (!receive(blocked_on)) return false;
     received_ = true;
   }
-  // Under full checks: the root's one size, which spares the wait for its verdict. It arrived
-  // before it posted this rank's record, so this does not wait.
-  return team_.options().checks != CheckLevel::kFull ||
-         uniform_size::learn(*this, team_, uniform_, blocked_on);
+  // The root's one size, which spares the wait for its verdict. It arrived before it posted
+  // this rank's record, so this does not wait.
+  return uniform_size::learn(*this, team_, uniform_, blocked_on);
 }
 
 bool ScattervOp::receive(sync::WaitTarget& blocked_on) {

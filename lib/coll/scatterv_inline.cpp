@@ -105,10 +105,9 @@ bool InlineScattervOp::advance_data(sync::WaitTarget& blocked_on) {
     scatterv_inbox::copy_inline(team_, op_, record.bytes, recvbuf_);
     received_ = true;
   }
-  // Under full checks: the root's one size, which spares the wait for its verdict. It arrived
-  // before it posted the record, so this does not wait.
-  return team_.options().checks != CheckLevel::kFull ||
-         uniform_size::learn(*this, team_, uniform_, blocked_on);
+  // The root's one size, which spares the wait for its verdict. It arrived before it posted
+  // the record, so this does not wait.
+  return uniform_size::learn(*this, team_, uniform_, blocked_on);
 }
 
 }  // namespace shmcoll
