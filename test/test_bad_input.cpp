@@ -237,6 +237,47 @@ std::vector<Case> signature_mismatches() {
            t.gatherv(send.data(), n, kInt32, nullptr, {}, {}, kInt32, 0);
          }
        }});
+  // Sizes that differ from rank to rank, the mismatching rank late: under full checks the
+  // others' sum of the sizes they see differs from the root's fingerprint, so they wait for its
+  // verdict and report its error, in the same call.
+  cases.push_back({"gatherv sendcount from a late sender, sizes differing by rank",
+                   {"recvcounts[2]"},
+                   [](Team& t, RankContext& ctx) {
+                     std::vector<Count> counts = {kN, kN + 1, kN + 2, kN + 3};
+                     std::vector<Count> displs = {0, kN, 2 * kN + 1, 3 * kN + 3};
+                     const Count n = counts[static_cast<std::size_t>(ctx.rank)] -
+                                     (ctx.rank == 2 ? 2 : 0);
+                     auto send = ints(static_cast<std::size_t>(n));
+                     if (ctx.rank == 0) {
+                       auto recv = ints(4 * kN + 6);
+                       t.gatherv(send.data(), n, kInt32, recv.data(), counts, displs, kInt32, 0);
+                     } else {
+                       if (ctx.rank == 2) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+                       t.gatherv(send.data(), n, kInt32, nullptr, {}, {}, kInt32, 0);
+                     }
+                   }});
+  for (const Count unit : {Count{1}, Count{100}}) {  // in the records; past them (the stream)
+    cases.push_back({unit == 1 ? "scatterv recvcount from a late receiver, sizes differing by rank"
+                               : "scatterv recvcount from a late receiver, streamed sizes "
+                                 "differing by rank",
+                     {"sendcounts[1]"},
+                     [unit](Team& t, RankContext& ctx) {
+                       std::vector<Count> counts(kRanks), displs(kRanks);
+                       for (int r = 0; r < kRanks; ++r) {
+                         counts[static_cast<std::size_t>(r)] = unit * (r + 1);
+                         if (r > 0)
+                           displs[static_cast<std::size_t>(r)] =
+                               displs[static_cast<std::size_t>(r - 1)] +
+                               counts[static_cast<std::size_t>(r - 1)];
+                       }
+                       auto send = ints(static_cast<std::size_t>(unit * 10));
+                       const Count n =
+                           counts[static_cast<std::size_t>(ctx.rank)] + (ctx.rank == 1 ? 2 : 0);
+                       auto recv = ints(static_cast<std::size_t>(n));
+                       if (ctx.rank == 1) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+                       t.scatterv(send.data(), counts, displs, kInt32, recv.data(), n, kInt32, 0);
+                     }});
+  }
   // The root reads no stream from a rank it expects nothing from; that rank arrives late, so
   // under deferred checks the root has left before it (the size check cannot ride on a read).
   cases.push_back(

@@ -4,9 +4,14 @@
 // chunks than slots. Slots are 1 KiB here, so these sizes cross the same boundaries as
 // megabyte messages do with the default slots.
 #include <doctest/doctest.h>
+#include <sys/mman.h>
 
+#include <atomic>
+#include <chrono>
+#include <thread>
 #include <vector>
 
+#include "core/fault_points.hpp"
 #include "support/collective_checks.hpp"
 
 namespace shmcoll::test {
@@ -194,6 +199,80 @@ TEST_CASE("scatterv: matrix under deferred and basic checks") {
 }
 TEST_CASE("gatherv: matrix with zero, uneven, gapped non-monotonic blocks") {
   for (int n : kTeamSizes) run_matrix(check_gatherv, true, true, n);
+}
+
+// Under full checks the v-forms' other ranks must not wait for the root to leave where the
+// root published what their sizes must be (lib/coll/published_sizes.hpp): one size, or, with
+// sizes that differ, their fingerprint. The root stops after its data, before its own checks
+// and its departure (the kDataMoved fault point), until every other rank has returned from the
+// same call; a rank that waited for the root's departure would never return, and the root
+// gives up after 5 s and fails (before the others time out).
+namespace {
+std::atomic<int>* g_returned = nullptr;  // in memory all the job's ranks share
+int g_others = 0;
+bool g_armed = false;
+bool g_gave_up = false;
+
+void hold_root_until_others_returned(FaultPoint point) {
+  if (point != FaultPoint::kDataMoved || !g_armed) return;
+  g_armed = false;
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (g_returned->load() < g_others) {
+    if (std::chrono::steady_clock::now() > give_up) {
+      g_gave_up = true;
+      return;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+}
+
+// `sizes` (bytes per rank): the root's counts; each rank passes its own.
+void others_return_before_root_leaves(const char* kind, const std::vector<std::uint64_t>& sizes) {
+  constexpr int kRanks = 4;
+  constexpr int kRoot = 1;
+  void* page = mmap(nullptr, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  REQUIRE(page != MAP_FAILED);
+  g_returned = new (page) std::atomic<int>(0);
+  const bool gather = std::string(kind) == "gatherv";
+  const launch::JobOutcome outcome = run_ranks({.nranks = kRanks}, [&](RankContext& ctx) {
+    Team team(ctx.bootstrap, test_options());
+    std::vector<Count> counts(sizes.begin(), sizes.end()), displs(kRanks);
+    for (int r = 1; r < kRanks; ++r) displs[r] = displs[r - 1] + counts[r - 1];
+    const Count total = displs[kRanks - 1] + counts[kRanks - 1];
+    const Count mine = counts[static_cast<std::size_t>(ctx.rank)];
+    std::vector<std::byte> whole(static_cast<std::size_t>(total)), own(static_cast<std::size_t>(mine));
+    // One call first, so that the one under test finds the team formed on every rank.
+    team.barrier();
+    if (ctx.rank == kRoot) {
+      g_others = kRanks - 1;
+      g_armed = true;
+      fault_hook.store(&hold_root_until_others_returned);
+    }
+    if (gather) {
+      team.gatherv(own.data(), mine, kByte, whole.data(), counts, displs, kByte, kRoot);
+    } else {
+      team.scatterv(whole.data(), counts, displs, kByte, own.data(), mine, kByte, kRoot);
+    }
+    if (ctx.rank == kRoot) {
+      fault_hook.store(nullptr);
+      if (g_gave_up) ctx.fail("%s: the root waited 5 s for the others to return", kind);
+    } else {
+      g_returned->fetch_add(1);
+    }
+  });
+  munmap(page, 4096);
+  INFO(kind << ": " << outcome.summary());
+  CHECK(outcome.succeeded());
+}
+}  // namespace
+
+TEST_CASE("v-forms under full checks: the others check their sizes without the root's verdict") {
+  // Rank 1 is the root; its own size does not count.
+  others_return_before_root_leaves("gatherv", {8, 0, 8, 8});   // one size
+  others_return_before_root_leaves("gatherv", {8, 0, 16, 24});  // a fingerprint
+  others_return_before_root_leaves("scatterv", {8, 0, 16, 24});  // in the records
+  // Blocks past a record's inline bytes go through the root's stream (ScattervOp).
+  others_return_before_root_leaves("scatterv", {400, 0, 300, 500});
 }
 
 }  // namespace shmcoll::test

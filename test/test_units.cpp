@@ -602,3 +602,40 @@ TEST_CASE("single copy: the cross-memory cost is measured, or 0 where CMA is ref
 }
 
 }  // namespace shmcoll
+
+#include "coll/published_sizes.hpp"
+
+namespace shmcoll {
+
+TEST_CASE("published sizes: one size, or a fingerprint that any one wrong size changes") {
+  using namespace published_sizes;
+  const auto blocks = [](std::vector<std::uint64_t> sizes) {
+    std::vector<validate::Block> b;
+    for (const std::uint64_t s : sizes) b.push_back({0, s});
+    return b;
+  };
+  // The root's own block (rank 1 here) does not count.
+  CHECK(published(true, true, blocks({8, 99, 8, 8}), 1) == (kUniform | 8));
+  CHECK(published(true, false, blocks({0, 5, 0}), 1) == kUniform);
+  CHECK(published(false, true, blocks({8, 8, 8}), 0) == 0);   // along the tree
+  CHECK(published(true, false, blocks({8, 9, 10}), 0) == 0);  // sizes differ, no fingerprint
+  const std::uint64_t word = published(true, true, blocks({8, 9, 10, 11}), 0);
+  CHECK(is_fingerprint(word));
+  CHECK(word == fingerprint_word(term(1, 9) + term(2, 10) + term(3, 11)));
+  // The largest size a uniform word can carry is no fingerprint.
+  CHECK_FALSE(is_fingerprint(kUniform | validate::kMaxBytes));
+  CHECK_FALSE(is_fingerprint(kUniform | 8));
+  // Any one rank's size off by anything, or two ranks' sizes swapped, changes the word.
+  for (int r = 1; r < 4; ++r) {
+    for (const std::uint64_t wrong :
+         std::initializer_list<std::uint64_t>{0, 1, 7, 12, 1ULL << 40, validate::kMaxBytes}) {
+      std::vector<std::uint64_t> sizes = {8, 9, 10, 11};
+      if (sizes[static_cast<std::size_t>(r)] == wrong) continue;
+      sizes[static_cast<std::size_t>(r)] = wrong;
+      CHECK(published(true, true, blocks(sizes), 0) != word);
+    }
+  }
+  CHECK(published(true, true, blocks({8, 10, 9, 11}), 0) != word);
+}
+
+}  // namespace shmcoll

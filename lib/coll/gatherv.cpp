@@ -3,7 +3,7 @@
 
 #include "coll/gather.hpp"
 #include "coll/single_copy.hpp"
-#include "coll/uniform_size.hpp"
+#include "coll/published_sizes.hpp"
 #include "copy/copy.hpp"
 #include "core/validation.hpp"
 
@@ -56,8 +56,10 @@ GathervOp::GathervOp(TeamImpl& team, const void* sendbuf, Count sendcount, Datat
       expose_direct_block(static_cast<std::byte*>(recvbuf) + offset, bytes);
   }
   // The root checks each peer against recvcounts, not against one size of its own; it
-  // publishes the senders' one size where they have one (uniform_size.hpp).
-  sig_.bytes = uniform_size::published(!tree_, as_span(blocks), root);
+  // publishes the senders' one size where they have one, else their sizes' fingerprint
+  // (published_sizes.hpp).
+  sig_.bytes = published_sizes::published(!tree_, team.options().checks == CheckLevel::kFull,
+                                          as_span(blocks), root);
   sig_.type = recvtype;
   if (!in_place) {
     const std::uint64_t mine = validate::bytes(ctx, "sendcount", sendcount, sendtype);

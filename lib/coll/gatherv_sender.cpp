@@ -1,7 +1,6 @@
 #include "coll/gatherv_sender.hpp"
 
 #include "coll/gather.hpp"
-#include "coll/uniform_size.hpp"
 #include "core/pieces.hpp"
 #include "core/validation.hpp"
 
@@ -50,11 +49,11 @@ bool GathervSenderOp::advance_data(sync::WaitTarget& blocked_on) {
 }
 
 bool GathervSenderOp::learn_root_size(sync::WaitTarget& blocked_on) {
-  if (!uniform_size::learn(*this, team_, uniform_, blocked_on)) return false;
-  if (uniform_ >= 0 && static_cast<std::uint64_t>(uniform_) != sig_.bytes) {
+  if (!published_sizes::learn(*this, team_, sizes_, blocked_on)) return false;
+  if (sizes_.uniform >= 0 && static_cast<std::uint64_t>(sizes_.uniform) != sig_.bytes) {
     team_.fail(Status::kInvalidArgument,
                "type signature mismatch in " + where() + " (operation #" + std::to_string(op_) +
-                   "): the root expects " + std::to_string(uniform_) + " bytes from rank " +
+                   "): the root expects " + std::to_string(sizes_.uniform) + " bytes from rank " +
                    std::to_string(team_.rank()) + " (its recvcounts[" +
                    std::to_string(team_.rank()) + "] x recvtype), this rank sends " +
                    sig_.describe_bytes());
@@ -64,7 +63,7 @@ bool GathervSenderOp::learn_root_size(sync::WaitTarget& blocked_on) {
 }
 
 std::string GathervSenderOp::expected_bytes_text(int peer) const {
-  return "the root expects " + std::to_string(uniform_) + " bytes from rank " +
+  return "the root expects " + std::to_string(sizes_.uniform) + " bytes from rank " +
          std::to_string(peer) + " (its recvcounts[" + std::to_string(peer) + "] x recvtype)";
 }
 

@@ -6,6 +6,7 @@
 // The root reads the stream whichever class wrote it, so each sender picks its path alone.
 #pragma once
 
+#include "coll/published_sizes.hpp"
 #include "core/operation.hpp"
 #include "core/stream.hpp"
 
@@ -26,22 +27,23 @@ class GathervSenderOp final : public CollectiveOp {
  private:
   bool advance_data(sync::WaitTarget& blocked_on) override;
   // Under CheckLevel::kFull: where the root published one size for every sender
-  // (uniform_size.hpp), this rank checks its own and every other sender's size against it;
-  // otherwise, as GathervOp's senders, it learns the root's verdict instead, since only the
-  // root knows the sizes. The root's own published word is no size to compare.
+  // (published_sizes.hpp), this rank checks its own and every other sender's size against it,
+  // or every sender's against its fingerprint; otherwise, as GathervOp's senders, it learns
+  // the root's verdict instead, since only the root knows the sizes. The root's own published
+  // word is no size to compare.
   std::int64_t expected_peer_bytes(int peer) const override {
-    return peer == sig_.root ? -1 : uniform_;
+    return peer == sig_.root ? -1 : sizes_.uniform;
   }
   std::string expected_bytes_text(int peer) const override;
-  bool needs_root_verdict() const override { return uniform_ < 0; }
-  // The root's arrival, and its size for every sender if it published one; false while it has
-  // not arrived.
+  bool needs_root_verdict() const override { return sizes_.needs_verdict(); }
+  // The root's arrival, and what it published of the senders' sizes; false while it, or a
+  // peer whose size the fingerprint needs, has not arrived.
   bool learn_root_size(sync::WaitTarget& blocked_on);
 
   const std::byte* sendbuf_ = nullptr;
   bool started_ = false;
   bool root_seen_ = false;
-  std::int64_t uniform_ = -1;  // the root's size for every sender, -1 while not known
+  published_sizes::RootSizes sizes_;
   StreamWriter writer_;
 };
 

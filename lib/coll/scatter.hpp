@@ -10,6 +10,7 @@
 #include <span>
 #include <utility>
 
+#include "coll/published_sizes.hpp"
 #include "coll/root_shares.hpp"
 #include "coll/scatter_stream.hpp"
 #include "coll/scatterv_inbox.hpp"
@@ -69,8 +70,10 @@ class ScattervOp final : public CollectiveOp {
   std::int64_t expected_peer_bytes(int peer) const override;
   std::string expected_bytes_text(int peer) const override;
   // Only the root sees every rank's size, so under kFull the others wait for its verdict,
-  // unless it published one size for every receiver (uniform_size.hpp).
-  bool needs_root_verdict() const override { return team_.rank() != sig_.root && uniform_ < 0; }
+  // unless what it published of their sizes let them check them (published_sizes.hpp).
+  bool needs_root_verdict() const override {
+    return team_.rank() != sig_.root && sizes_.needs_verdict();
+  }
   bool checked_in_data_path(int peer) const override {
     if (tree_) return tree_scatter_->checked(peer);
     return peer == sig_.root && team_.rank() != sig_.root;
@@ -132,7 +135,7 @@ class ScattervOp final : public CollectiveOp {
   StreamWriter writer_;
   scatterv_inbox::Record record_;  // receiver: what the root posted for this rank
   bool received_ = false;          // receiver: its block is in
-  std::int64_t uniform_ = -1;      // receiver: the root's one size for every receiver, if known
+  published_sizes::RootSizes sizes_;  // receiver: what the root published of the sizes
   RangeReader reader_;
   std::uint64_t acked_ = 0;
 };

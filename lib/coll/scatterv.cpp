@@ -4,7 +4,7 @@
 #include "coll/scatterv_args.hpp"
 #include "coll/scatterv_inbox.hpp"
 #include "coll/single_copy.hpp"
-#include "coll/uniform_size.hpp"
+#include "coll/published_sizes.hpp"
 #include "copy/copy.hpp"
 #include "core/validation.hpp"
 
@@ -43,8 +43,10 @@ ScattervOp::ScattervOp(TeamImpl& team, const void* sendbuf, std::span<const Coun
       expose_direct_block(sendbuf_ + blocks[r].offset, blocks[r].bytes);
   }
   // The root checks each peer against sendcounts, not against one size of its own; it
-  // publishes the receivers' one size where they have one (uniform_size.hpp).
-  sig_.bytes = uniform_size::published(!tree_, as_span(blocks), root);
+  // publishes the receivers' one size where they have one, else their sizes' fingerprint
+  // (published_sizes.hpp).
+  sig_.bytes = published_sizes::published(!tree_, team.options().checks == CheckLevel::kFull,
+                                          as_span(blocks), root);
   if (!in_place && blocks[me].bytes > 0)
     copy_own_ = {sendbuf_ + blocks[me].offset, blocks[me].bytes};
   if (tree_) {
@@ -136,13 +138,14 @@ ScattervOp::BlockPath ScattervOp::path_of(std::uint64_t bytes) const {
 
 std::int64_t ScattervOp::expected_peer_bytes(int peer) const {
   // A receiver checks the root through its record, the others against the root's one size.
-  if (team_.rank() != sig_.root) return peer == sig_.root ? -1 : uniform_;
+  if (team_.rank() != sig_.root) return peer == sig_.root ? -1 : sizes_.uniform;
   return static_cast<std::int64_t>(blocks_[static_cast<std::size_t>(peer)].bytes);
 }
 
 std::string ScattervOp::expected_bytes_text(int peer) const {
   if (team_.rank() != sig_.root)
-    return scatterv_args::root_sends_text(static_cast<std::uint64_t>(uniform_), peer, "sendtype");
+    return scatterv_args::root_sends_text(static_cast<std::uint64_t>(sizes_.uniform), peer,
+                                          "sendtype");
   return scatterv_args::root_sends_text(blocks_[static_cast<std::size_t>(peer)].bytes, peer,
                                         sig_.type.name);
 }
@@ -261,9 +264,10 @@ bool ScattervOp::advance_data(sync::WaitTarget& blocked_on) {
     if (!receive(blocked_on)) return false;
     received_ = true;
   }
-  // The root's one size, which spares the wait for its verdict. It arrived before it posted
-  // this rank's record, so this does not wait.
-  return uniform_size::learn(*this, team_, uniform_, blocked_on);
+  // What the root published of the sizes, which spares the wait for its verdict. The root
+  // arrived before it posted the record; a fingerprint waits for every peer's arrival, which
+  // the agree stage under full checks waits for anyway.
+  return published_sizes::learn(*this, team_, sizes_, blocked_on);
 }
 
 bool ScattervOp::receive(sync::WaitTarget& blocked_on) {

@@ -6,7 +6,6 @@
 #include "coll/scatterv_args.hpp"
 #include "coll/scatterv_inbox.hpp"
 #include "coll/tree_scatter.hpp"
-#include "coll/uniform_size.hpp"
 
 namespace shmcoll {
 
@@ -56,18 +55,20 @@ InlineScattervOp::InlineScattervOp(TeamImpl& team, const void* sendbuf,
   for (const validate::Block& blk : blocks_) lend(sendbuf_ + blk.offset, blk.bytes);
   // As ScattervOp's root: it checks each peer against sendcounts, and publishes the receivers'
   // one size where they have one (this path is flat at the root).
-  sig_.bytes = uniform_size::published(true, as_span(blocks_), root);
+  sig_.bytes = published_sizes::published(true, team.options().checks == CheckLevel::kFull,
+                                          as_span(blocks_), root);
 }
 
 std::int64_t InlineScattervOp::expected_peer_bytes(int peer) const {
   // A receiver checks the root through its record, the others against the root's one size.
-  if (team_.rank() != sig_.root) return peer == sig_.root ? -1 : uniform_;
+  if (team_.rank() != sig_.root) return peer == sig_.root ? -1 : sizes_.uniform;
   return static_cast<std::int64_t>(blocks_[static_cast<std::size_t>(peer)].bytes);
 }
 
 std::string InlineScattervOp::expected_bytes_text(int peer) const {
   if (team_.rank() != sig_.root)
-    return scatterv_args::root_sends_text(static_cast<std::uint64_t>(uniform_), peer, "sendtype");
+    return scatterv_args::root_sends_text(static_cast<std::uint64_t>(sizes_.uniform), peer,
+                                          "sendtype");
   return scatterv_args::root_sends_text(blocks_[static_cast<std::size_t>(peer)].bytes, peer,
                                         sig_.type.name);
 }
@@ -105,9 +106,10 @@ bool InlineScattervOp::advance_data(sync::WaitTarget& blocked_on) {
     scatterv_inbox::copy_inline(team_, op_, record.bytes, recvbuf_);
     received_ = true;
   }
-  // The root's one size, which spares the wait for its verdict. It arrived before it posted
-  // the record, so this does not wait.
-  return uniform_size::learn(*this, team_, uniform_, blocked_on);
+  // What the root published of the sizes, which spares the wait for its verdict. The root
+  // arrived before it posted the record; a fingerprint waits for every peer's arrival, which
+  // the agree stage under full checks waits for anyway.
+  return published_sizes::learn(*this, team_, sizes_, blocked_on);
 }
 
 }  // namespace shmcoll

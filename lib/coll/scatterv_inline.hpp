@@ -11,6 +11,7 @@
 
 #include <span>
 
+#include "coll/published_sizes.hpp"
 #include "core/operation.hpp"
 #include "core/plan_vector.hpp"
 #include "core/validation.hpp"
@@ -38,8 +39,11 @@ class InlineScattervOp final : public CollectiveOp {
     return peer == sig_.root && team_.rank() != sig_.root;
   }
   // As ScattervOp: only the root sees every rank's size, so under CheckLevel::kFull the others
-  // wait for its verdict, unless it published one size for every receiver (uniform_size.hpp).
-  bool needs_root_verdict() const override { return team_.rank() != sig_.root && uniform_ < 0; }
+  // wait for its verdict, unless what it published of their sizes let them check them
+  // (published_sizes.hpp).
+  bool needs_root_verdict() const override {
+    return team_.rank() != sig_.root && sizes_.needs_verdict();
+  }
   bool post_records(sync::WaitTarget& blocked_on);
 
   const std::byte* sendbuf_ = nullptr;
@@ -48,7 +52,7 @@ class InlineScattervOp final : public CollectiveOp {
   PlanVector<validate::Block> blocks_;  // root: every rank's block of sendbuf
   int next_record_ = 0;                 // root: the next receiver to post a record for
   bool received_ = false;               // receiver: its block is in
-  std::int64_t uniform_ = -1;  // receiver: the root's one size for every receiver, if known
+  published_sizes::RootSizes sizes_;  // receiver: what the root published of the sizes
 };
 
 }  // namespace shmcoll
