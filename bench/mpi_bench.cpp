@@ -20,6 +20,9 @@
 // (broadcast: the message; scatter(v): the root's blocks and one block; gather(v) alike),
 // allocated for that size, as a program that sizes its buffers to its messages has them: their
 // ends rarely fall on 2 MiB boundaries. The references keep the one large allocation.
+// With --uneven, scatterv and gatherv give every odd rank one byte more than `bytes`, so that
+// the root's counts differ from rank to rank, as an application's often do (the size in the
+// output stays `bytes`).
 #include <mpi.h>
 
 #include <algorithm>
@@ -106,6 +109,7 @@ int main(int argc, char** argv) {
   int cap = 0;  // --max-iterations: oversubscribed MPIs that busy-poll need minutes per size
   bool window = false;
   bool per_size = false;
+  bool uneven = false;
   double root_delay_us = 0, others_delay_us = 0;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--window")) {
@@ -114,6 +118,10 @@ int main(int argc, char** argv) {
     }
     if (!std::strcmp(argv[i], "--buffers-per-size")) {
       per_size = true;
+      continue;
+    }
+    if (!std::strcmp(argv[i], "--uneven")) {
+      uneven = true;
       continue;
     }
     if (i + 1 == argc) break;
@@ -126,7 +134,9 @@ int main(int argc, char** argv) {
     if (!std::strcmp(argv[i], "--others-delay-us")) others_delay_us = std::atof(argv[i + 1]);
     ++i;
   }
-  const auto area = static_cast<std::size_t>(max_bytes) * static_cast<std::size_t>(size);
+  // --uneven adds at most one byte per rank.
+  const auto area = static_cast<std::size_t>(max_bytes + (uneven ? 1 : 0)) *
+                    static_cast<std::size_t>(size);
   std::vector<char> storage;
   char* base = nullptr;
   MPI_Win win = MPI_WIN_NULL;
@@ -150,10 +160,14 @@ int main(int argc, char** argv) {
   for (const std::string& coll : colls) {
     for (long bytes = min_bytes; bytes <= max_bytes; bytes *= 2) {
       const int n = static_cast<int>(bytes);
-      for (int r = 0; r < size; ++r) {
-        counts[static_cast<std::size_t>(r)] = n;
-        displs[static_cast<std::size_t>(r)] = r * n;
+      const bool v_form = coll == "scatterv" || coll == "gatherv";
+      const auto count_of = [&](int r) { return uneven && v_form ? n + r % 2 : n; };
+      for (int r = 0, at = 0; r < size; ++r) {
+        counts[static_cast<std::size_t>(r)] = count_of(r);
+        displs[static_cast<std::size_t>(r)] = at;
+        at += count_of(r);
       }
+      const int own = count_of(rank);  // this rank's block in the v-forms
       const int iters = iterations_for(bytes, cap);
       const int warmup =
           shmcoll::bench::warmup_iterations(iters, static_cast<std::uint64_t>(bytes));
@@ -167,8 +181,13 @@ int main(int argc, char** argv) {
       if (per_size) {
         const auto n = static_cast<std::size_t>(bytes), all = n * static_cast<std::size_t>(size);
         const bool gathers = coll == "gather" || coll == "gatherv";
-        own_send.assign(coll == "bcast" ? n : gathers ? n : all, 1);
-        if (coll != "bcast") own_recv.assign(gathers ? all : n, 0);
+        const std::size_t v_all = static_cast<std::size_t>(displs.back() + counts.back());
+        own_send.assign(coll == "bcast" ? n : gathers ? static_cast<std::size_t>(own)
+                                        : v_form     ? v_all
+                                                     : all,
+                        1);
+        if (coll != "bcast")
+          own_recv.assign(gathers ? (v_form ? v_all : all) : static_cast<std::size_t>(own), 0);
         cs = own_send.data();
         cr = own_recv.data();
       }
@@ -184,12 +203,12 @@ int main(int argc, char** argv) {
         else if (coll == "scatter")
           MPI_Scatter(cs, n, MPI_CHAR, cr, n, MPI_CHAR, 0, MPI_COMM_WORLD);
         else if (coll == "scatterv")
-          MPI_Scatterv(cs, counts.data(), displs.data(), MPI_CHAR, cr, n, MPI_CHAR, 0,
+          MPI_Scatterv(cs, counts.data(), displs.data(), MPI_CHAR, cr, own, MPI_CHAR, 0,
                        MPI_COMM_WORLD);
         else if (coll == "gather")
           MPI_Gather(cs, n, MPI_CHAR, cr, n, MPI_CHAR, 0, MPI_COMM_WORLD);
         else if (coll == "gatherv")
-          MPI_Gatherv(cs, n, MPI_CHAR, cr, counts.data(), displs.data(), MPI_CHAR, 0,
+          MPI_Gatherv(cs, own, MPI_CHAR, cr, counts.data(), displs.data(), MPI_CHAR, 0,
                       MPI_COMM_WORLD);
         if (with_timeline && it >= 0) timeline.record(start_us, mpi_bench::Timeline::now_us());
         const double t1 = MPI_Wtime();
