@@ -1,5 +1,6 @@
 // MPI plugin behaviour under mpirun (the plugin linked in):
-//   errors-return     MPI_ERRORS_RETURN: a root mismatch returns an MPI error code on every rank,
+//   errors-return     MPI_ERRORS_RETURN: a root mismatch, and a gatherv count mismatch among
+//                     counts that differ from rank to rank, return an MPI error code on every rank,
 //                     and the communicator works again afterwards
 //   errors-fatal      MPI_ERRORS_ARE_FATAL (the default): a root mismatch aborts with a message
 //   dup-loop N        N cycles of MPI_Comm_dup / MPI_Bcast / MPI_Comm_free leak no memory, no file
@@ -100,6 +101,21 @@ void errors_return() {
   bool ok = true;
   for (int i = 0; i < 64; ++i) ok = ok && v[static_cast<std::size_t>(i)] == i;
   check(ok, "bcast after the error delivers the data");
+  // A gatherv whose root expects a different count from every rank, and rank 2 sends one
+  // element less: every rank returns the error from this call, rank 1 too, which checks the
+  // sizes against the fingerprint the root published and then waits for the root's verdict.
+  std::vector<int> counts = {4, 5, 6}, displs = {0, 4, 9}, all(15, -1);
+  const int mine = counts[static_cast<std::size_t>(g_rank)] - (g_rank == 2 ? 1 : 0);
+  const int rc_v = MPI_Gatherv(v.data(), mine, MPI_INT, all.data(), counts.data(), displs.data(),
+                               MPI_INT, 0, comm);
+  MPI_Error_class(rc_v, &error_class);
+  check(rc_v != MPI_SUCCESS && error_class == MPI_ERR_ARG,
+        "a gatherv size mismatch among different counts returns MPI_ERR_ARG on this rank");
+  // And the same gatherv with the right counts, in a new team.
+  const int right = counts[static_cast<std::size_t>(g_rank)];
+  check(MPI_Gatherv(v.data(), right, MPI_INT, all.data(), counts.data(), displs.data(), MPI_INT, 0,
+                    comm) == MPI_SUCCESS,
+        "gatherv with different counts after the error");
   MPI_Comm_free(&comm);
 }
 
