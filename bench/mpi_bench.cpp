@@ -73,8 +73,7 @@ long parse_bytes(const char* v) {
   return static_cast<long>(shmcoll::parse_byte_size(v).value_or(0));
 }
 
-const std::vector<std::string> kCollectives = {"bcast", "scatter", "scatterv", "gather",
-                                               "gatherv"};
+const std::vector<std::string> kCollectives = {"bcast", "scatter", "scatterv", "gather", "gatherv"};
 
 // --coll's comma-separated list; an unknown name is an error on every rank (rank 0 says so):
 // timing a name that matches no branch would time nothing.
@@ -85,8 +84,10 @@ std::vector<std::string> parse_collectives(const char* list, int rank) {
     const std::string name(p, end != nullptr ? end : p + std::strlen(p));
     if (std::find(kCollectives.begin(), kCollectives.end(), name) == kCollectives.end()) {
       if (rank == 0)
-        std::fprintf(stderr, "mpi-bench: --coll: unknown collective '%s' (one or more of "
-                             "bcast,scatter,scatterv,gather,gatherv)\n", name.c_str());
+        std::fprintf(stderr,
+                     "mpi-bench: --coll: unknown collective '%s' (one or more of "
+                     "bcast,scatter,scatterv,gather,gatherv)\n",
+                     name.c_str());
       MPI_Finalize();
       std::exit(2);
     }
@@ -135,8 +136,8 @@ int main(int argc, char** argv) {
     ++i;
   }
   // --uneven adds at most one byte per rank.
-  const auto area = static_cast<std::size_t>(max_bytes + (uneven ? 1 : 0)) *
-                    static_cast<std::size_t>(size);
+  const auto area =
+      static_cast<std::size_t>(max_bytes + (uneven ? 1 : 0)) * static_cast<std::size_t>(size);
   std::vector<char> storage;
   char* base = nullptr;
   MPI_Win win = MPI_WIN_NULL;
@@ -182,9 +183,10 @@ int main(int argc, char** argv) {
         const auto n = static_cast<std::size_t>(bytes), all = n * static_cast<std::size_t>(size);
         const bool gathers = coll == "gather" || coll == "gatherv";
         const std::size_t v_all = static_cast<std::size_t>(displs.back() + counts.back());
-        own_send.assign(coll == "bcast" ? n : gathers ? static_cast<std::size_t>(own)
-                                        : v_form     ? v_all
-                                                     : all,
+        own_send.assign(coll == "bcast" ? n
+                        : gathers       ? static_cast<std::size_t>(own)
+                        : v_form        ? v_all
+                                        : all,
                         1);
         if (coll != "bcast")
           own_recv.assign(gathers ? (v_form ? v_all : all) : static_cast<std::size_t>(own), 0);

@@ -245,14 +245,15 @@ std::vector<Case> signature_mismatches() {
                    [](Team& t, RankContext& ctx) {
                      std::vector<Count> counts = {kN, kN + 1, kN + 2, kN + 3};
                      std::vector<Count> displs = {0, kN, 2 * kN + 1, 3 * kN + 3};
-                     const Count n = counts[static_cast<std::size_t>(ctx.rank)] -
-                                     (ctx.rank == 2 ? 2 : 0);
+                     const Count n =
+                         counts[static_cast<std::size_t>(ctx.rank)] - (ctx.rank == 2 ? 2 : 0);
                      auto send = ints(static_cast<std::size_t>(n));
                      if (ctx.rank == 0) {
                        auto recv = ints(4 * kN + 6);
                        t.gatherv(send.data(), n, kInt32, recv.data(), counts, displs, kInt32, 0);
                      } else {
-                       if (ctx.rank == 2) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+                       if (ctx.rank == 2)
+                         std::this_thread::sleep_for(std::chrono::milliseconds(50));
                        t.gatherv(send.data(), n, kInt32, nullptr, {}, {}, kInt32, 0);
                      }
                    }});
@@ -274,7 +275,8 @@ std::vector<Case> signature_mismatches() {
                        const Count n =
                            counts[static_cast<std::size_t>(ctx.rank)] + (ctx.rank == 1 ? 2 : 0);
                        auto recv = ints(static_cast<std::size_t>(n));
-                       if (ctx.rank == 1) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+                       if (ctx.rank == 1)
+                         std::this_thread::sleep_for(std::chrono::milliseconds(50));
                        t.scatterv(send.data(), counts, displs, kInt32, recv.data(), n, kInt32, 0);
                      }});
   }

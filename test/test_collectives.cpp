@@ -240,7 +240,8 @@ void others_return_before_root_leaves(const char* kind, const std::vector<std::u
     for (int r = 1; r < kRanks; ++r) displs[r] = displs[r - 1] + counts[r - 1];
     const Count total = displs[kRanks - 1] + counts[kRanks - 1];
     const Count mine = counts[static_cast<std::size_t>(ctx.rank)];
-    std::vector<std::byte> whole(static_cast<std::size_t>(total)), own(static_cast<std::size_t>(mine));
+    std::vector<std::byte> whole(static_cast<std::size_t>(total)),
+        own(static_cast<std::size_t>(mine));
     // One call first, so that the one under test finds the team formed on every rank.
     team.barrier();
     if (ctx.rank == kRoot) {
@@ -268,8 +269,8 @@ void others_return_before_root_leaves(const char* kind, const std::vector<std::u
 
 TEST_CASE("v-forms under full checks: the others check their sizes without the root's verdict") {
   // Rank 1 is the root; its own size does not count.
-  others_return_before_root_leaves("gatherv", {8, 0, 8, 8});   // one size
-  others_return_before_root_leaves("gatherv", {8, 0, 16, 24});  // a fingerprint
+  others_return_before_root_leaves("gatherv", {8, 0, 8, 8});     // one size
+  others_return_before_root_leaves("gatherv", {8, 0, 16, 24});   // a fingerprint
   others_return_before_root_leaves("scatterv", {8, 0, 16, 24});  // in the records
   // Blocks past a record's inline bytes go through the root's stream (ScattervOp).
   others_return_before_root_leaves("scatterv", {400, 0, 300, 500});

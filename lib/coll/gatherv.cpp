@@ -2,8 +2,8 @@
 #include <cstring>
 
 #include "coll/gather.hpp"
-#include "coll/single_copy.hpp"
 #include "coll/published_sizes.hpp"
+#include "coll/single_copy.hpp"
 #include "copy/copy.hpp"
 #include "core/validation.hpp"
 
@@ -97,7 +97,7 @@ bool GathervOp::choose_shared_copies(sync::WaitTarget& blocked_on) {
     PeerArrival arrival;
     switch (read_peer_arrival(status, op_, arrival)) {
       case PeerState::kNotArrived:
-        blocked_on = {&status.tag, sync::make_tag(op_, sync::kStepArrived), r};
+        blocked_on = awaited_arrival(status, op_, r);
         return false;
       case PeerState::kPassed:  // it streamed its block and left: it reads no table
         break;
@@ -354,7 +354,7 @@ bool GathervOp::learn_shared_copy(sync::WaitTarget& blocked_on) {
     segment::StatusLine& status = team_.area(sig_.root).status();
     switch (read_peer_arrival(status, op_, root)) {
       case PeerState::kNotArrived:
-        blocked_on = {&status.tag, sync::make_tag(op_, sync::kStepArrived), sig_.root};
+        blocked_on = awaited_arrival(status, op_, sig_.root);
         return false;
       case PeerState::kPassed:  // it cannot leave before this rank's block is in
         reads_table_ = false;

@@ -103,7 +103,7 @@ inline bool learn(const CollectiveOp& op, TeamImpl& team, RootSizes& sizes,
     segment::StatusLine& status = team.area(root).status();
     switch (read_peer_signature(status, op.op(), packed, bytes)) {
       case PeerState::kNotArrived:
-        blocked_on = {&status.tag, sync::make_tag(op.op(), sync::kStepArrived), root};
+        blocked_on = awaited_arrival(status, op.op(), root);
         return false;
       case PeerState::kPassed:
         break;
@@ -130,7 +130,7 @@ inline bool learn(const CollectiveOp& op, TeamImpl& team, RootSizes& sizes,
     segment::StatusLine& status = team.area(r).status();
     switch (read_peer_signature(status, op.op(), packed, bytes)) {
       case PeerState::kNotArrived:
-        blocked_on = {&status.tag, sync::make_tag(op.op(), sync::kStepArrived), r};
+        blocked_on = awaited_arrival(status, op.op(), r);
         return false;
       case PeerState::kPassed:
         // Under full checks r left only after every rank had arrived and it had checked every

@@ -133,8 +133,8 @@ class ScattervOp final : public CollectiveOp {
   bool planned_ = false;
   ScatterRootStream plan_;
   StreamWriter writer_;
-  scatterv_inbox::Record record_;  // receiver: what the root posted for this rank
-  bool received_ = false;          // receiver: its block is in
+  scatterv_inbox::Record record_;     // receiver: what the root posted for this rank
+  bool received_ = false;             // receiver: its block is in
   published_sizes::RootSizes sizes_;  // receiver: what the root published of the sizes
   RangeReader reader_;
   std::uint64_t acked_ = 0;

@@ -1,10 +1,10 @@
 #include <algorithm>
 
+#include "coll/published_sizes.hpp"
 #include "coll/scatter.hpp"
 #include "coll/scatterv_args.hpp"
 #include "coll/scatterv_inbox.hpp"
 #include "coll/single_copy.hpp"
-#include "coll/published_sizes.hpp"
 #include "copy/copy.hpp"
 #include "core/validation.hpp"
 
@@ -86,7 +86,7 @@ bool ScattervOp::choose_shared_copies(sync::WaitTarget& blocked_on) {
     PeerArrival arrival;
     switch (read_peer_arrival(status, op_, arrival)) {
       case PeerState::kNotArrived:
-        blocked_on = {&status.tag, sync::make_tag(op_, sync::kStepArrived), r};
+        blocked_on = awaited_arrival(status, op_, r);
         return false;
       case PeerState::kPassed:  // cannot be: it waits for its record
         break;
@@ -212,7 +212,7 @@ bool ScattervOp::copy_direct_block(sync::WaitTarget& blocked_on) {
     PeerArrival root;
     segment::StatusLine& status = team_.area(sig_.root).status();
     if (read_peer_arrival(status, op_, root) != PeerState::kRead) {
-      blocked_on = {&status.tag, sync::make_tag(op_, sync::kStepArrived), sig_.root};
+      blocked_on = awaited_arrival(status, op_, sig_.root);
       return false;
     }
     // The leading root_share bytes are the root's to write (classify checked it is smaller).

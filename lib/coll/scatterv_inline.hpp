@@ -52,7 +52,7 @@ class InlineScattervOp final : public CollectiveOp {
   PlanVector<validate::Block> blocks_;  // root: every rank's block of sendbuf
   int next_record_ = 0;                 // root: the next receiver to post a record for
   bool received_ = false;               // receiver: its block is in
-  published_sizes::RootSizes sizes_;  // receiver: what the root published of the sizes
+  published_sizes::RootSizes sizes_;    // receiver: what the root published of the sizes
 };
 
 }  // namespace shmcoll

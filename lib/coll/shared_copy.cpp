@@ -40,7 +40,7 @@ bool SharedCopyChoice::decide_as_root(const CollectiveOp& op, TeamImpl& team, st
     PeerArrival arrival;
     switch (read_peer_arrival(status, op.op(), arrival)) {
       case PeerState::kNotArrived:
-        blocked_on = {&status.tag, sync::make_tag(op.op(), sync::kStepArrived), next_peer_};
+        blocked_on = awaited_arrival(status, op.op(), next_peer_);
         return false;
       case PeerState::kPassed:  // a rank that waits for the choice cannot have left
         all_in_mine = false;

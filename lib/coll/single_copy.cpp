@@ -75,8 +75,7 @@ PeerState SingleCopyExchange::checked_arrival(CollectiveOp& op, TeamImpl& team, 
                                               PeerArrival& arrival, sync::WaitTarget& blocked_on) {
   segment::StatusLine& status = team.area(peer).status();
   const PeerState state = read_peer_arrival(status, op.op(), arrival);
-  if (state == PeerState::kNotArrived)
-    blocked_on = {&status.tag, make_tag(op.op(), sync::kStepArrived), peer};
+  if (state == PeerState::kNotArrived) blocked_on = awaited_arrival(status, op.op(), peer);
   // Kind, root and size must match before this rank copies into or out of the peer's buffer.
   if (state == PeerState::kRead) op.check_peer_signature(peer, arrival.packed, arrival.bytes);
   return state;

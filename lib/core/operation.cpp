@@ -66,7 +66,7 @@ bool CollectiveOp::agree_with(int peer, sync::WaitTarget& blocked_on) {
   std::uint64_t packed = 0, bytes = 0;
   switch (read_peer_signature(status, op_, packed, bytes)) {
     case PeerState::kNotArrived:
-      blocked_on = {&status.tag, make_tag(op_, sync::kStepArrived), peer};
+      blocked_on = awaited_arrival(status, op_, peer);
       return false;
     case PeerState::kPassed:
       // Under full checks it left this operation only after checking us. Under deferred ones

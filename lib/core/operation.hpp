@@ -221,6 +221,12 @@ struct PeerArrival {
   std::uint64_t huge_pages = 0;   // copy::pack_offsets of its buffer's part on huge pages
 };
 
+// The wait for `peer`'s arrival in operation `op`: its status line's tag.
+inline sync::WaitTarget awaited_arrival(const segment::StatusLine& status, std::uint64_t op,
+                                        int peer) {
+  return {&status.tag, sync::make_tag(op, sync::kStepArrived), peer};
+}
+
 // Reads a peer's arrival for operation `op` with the seqlock rule of the status line.
 // Returns: kNotArrived, kPassed (the peer is beyond `op`), or kRead with the values.
 enum class PeerState { kNotArrived, kPassed, kRead };
