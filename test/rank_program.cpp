@@ -1,8 +1,11 @@
 // A small standalone shmcoll program for the launcher tests:
 //   rank_program ok            a bcast, a gather and a barrier; exit 0
 //   rank_program die RANK      RANK kills itself with SIGKILL after joining; the rest wait in a
-//   bcast rank_program exit RANK N   RANK exits with status N before joining rank_program sleep
-//   every rank sleeps for a minute
+//                              bcast
+//   rank_program exit RANK N   RANK exits with status N before joining
+//   rank_program sleep         every rank sleeps for a minute
+//   rank_program hang          every rank joins and prints "rank R pid P waiting"; rank 0 then
+//                              sleeps for a minute while the others wait for it in a bcast
 #include <sched.h>
 #include <unistd.h>
 
@@ -33,6 +36,11 @@ int main(int argc, char** argv) {
     auto bootstrap = shmcoll::SocketBootstrap::from_environment(10);
     shmcoll::Team team(*bootstrap);
     if (std::strcmp(mode, "die") == 0 && rank == target) raise(SIGKILL);
+    if (std::strcmp(mode, "hang") == 0) {
+      std::printf("rank %d pid %d waiting\n", rank, static_cast<int>(getpid()));
+      std::fflush(stdout);
+      if (rank == 0) sleep(60);
+    }
     std::vector<int> v(1000, rank);
     team.bcast(v.data(), 1000, shmcoll::kInt32, 0);
     std::vector<int> all(static_cast<std::size_t>(team.size()));

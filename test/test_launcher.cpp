@@ -5,9 +5,11 @@
 #include <unistd.h>
 
 #include <array>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -114,6 +116,63 @@ TEST_CASE("shmcoll-run: Ctrl-C stops the whole job") {
   CHECK(r.status == 130);
   CHECK(r.output.find("interrupted") != std::string::npos);
   CHECK(shm_entries().empty());
+}
+
+TEST_CASE("shmcoll-run: SIGTERM stops the whole job with status 143") {
+  const Run r = run_command("timeout --preserve-status -s TERM 1 " +
+                            std::string(SHMCOLL_RUN_PATH) + " -n 3 -- " + kProgram + " sleep");
+  INFO(r.output);
+  CHECK(r.status == 143);
+  CHECK(r.output.find("SIGTERM") != std::string::npos);
+}
+
+namespace {
+
+// True while `pid` is a process that has not ended (a zombie has ended).
+bool process_alive(pid_t pid) {
+  const std::string stat = "/proc/" + std::to_string(pid) + "/stat";
+  FILE* f = std::fopen(stat.c_str(), "r");
+  if (f == nullptr) return false;
+  char state = '?';
+  const int got = std::fscanf(f, "%*d (%*[^)]) %c", &state);
+  std::fclose(f);
+  return got == 1 && state != 'Z' && state != 'X';
+}
+
+}  // namespace
+
+TEST_CASE("shmcoll-run: the ranks die with a launcher killed by SIGKILL") {
+  // The launcher in the background; its ranks' pids come from their output.
+  const std::string out = "/tmp/shmcoll-launcher-kill-" + std::to_string(getpid()) + ".txt";
+  const Run started = run_command("(" + std::string(SHMCOLL_RUN_PATH) + " -n 3 -- " + kProgram +
+                                  " hang > " + out + " 2>&1 & echo $!)");
+  const pid_t launcher = static_cast<pid_t>(std::atoi(started.output.c_str()));
+  REQUIRE(launcher > 0);
+  std::vector<pid_t> ranks;
+  for (int tries = 0; tries < 300 && ranks.size() < 3; ++tries) {  // up to 30 s under load
+    usleep(100'000);
+    ranks.clear();
+    if (FILE* f = std::fopen(out.c_str(), "r")) {
+      int rank = 0, pid = 0;
+      while (std::fscanf(f, "rank %d pid %d waiting\n", &rank, &pid) == 2) ranks.push_back(pid);
+      std::fclose(f);
+    }
+  }
+  REQUIRE(ranks.size() == 3);
+  REQUIRE(kill(launcher, SIGKILL) == 0);
+  // Every rank gone within a second of the launcher.
+  bool any_alive = true;
+  for (int tries = 0; tries < 20 && any_alive; ++tries) {
+    usleep(50'000);
+    any_alive = false;
+    for (pid_t pid : ranks) any_alive = any_alive || process_alive(pid);
+  }
+  for (pid_t pid : ranks) {
+    INFO("rank pid " << pid);
+    CHECK_FALSE(process_alive(pid));
+    if (process_alive(pid)) kill(pid, SIGKILL);
+  }
+  std::remove(out.c_str());
 }
 
 TEST_CASE("shmcoll-run: --help and bad usage") {

@@ -23,7 +23,12 @@
 namespace {
 
 std::atomic<bool> g_interrupted{false};
-void on_signal(int) { g_interrupted.store(true); }
+std::atomic<int> g_signal{0};  // the signal that interrupted the job
+void on_signal(int sig) {
+  int none = 0;
+  g_signal.compare_exchange_strong(none, sig);
+  g_interrupted.store(true);
+}
 
 void usage(FILE* out) {
   std::fputs(
@@ -48,8 +53,9 @@ void usage(FILE* out) {
       "variables (see shmcoll-info) pass through unchanged.\n"
       "\n"
       "Exit status: 0 when every rank exits with 0; otherwise the exit status of the first rank\n"
-      "that failed (128+signal if a signal killed it), 124 on --timeout, 130 on Ctrl-C.\n"
-      "If one rank fails, the others get SIGTERM, then SIGKILL one second later.\n",
+      "that failed (128+signal if a signal killed it), 124 on --timeout, 130 on Ctrl-C (SIGINT),\n"
+      "143 on SIGTERM. If one rank fails, the others get SIGTERM, then SIGKILL one second\n"
+      "later. The ranks die with the launcher: if it is killed (kill -9), so are they.\n",
       out);
 }
 
@@ -184,8 +190,10 @@ int main(int argc, char** argv) {
     return 124;
   }
   if (outcome.interrupted) {
-    std::fprintf(stderr, "shmcoll-run: interrupted; the job was stopped\n");
-    return 130;
+    const int sig = g_signal.load();
+    std::fprintf(stderr, "shmcoll-run: interrupted by %s; the job was stopped\n",
+                 sig == SIGTERM ? "SIGTERM" : "SIGINT");
+    return 128 + (sig == SIGTERM ? SIGTERM : SIGINT);
   }
   const int r = outcome.first_failed_rank >= 0 ? outcome.first_failed_rank : 0;
   const shmcoll::launch::RankOutcome& failed = outcome.ranks[static_cast<std::size_t>(r)];

@@ -1,6 +1,7 @@
 #include "launch/job.hpp"
 
 #include <fcntl.h>
+#include <sys/prctl.h>
 #include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -97,6 +98,7 @@ JobOutcome run_job(const JobOptions& options, const RankBody& body,
   }
   std::fflush(stdout);
   std::fflush(stderr);
+  const pid_t supervisor = getpid();
   for (int r = 0; r < n; ++r) {
     pid_t pid = fork();
     if (pid < 0) {
@@ -104,6 +106,11 @@ JobOutcome run_job(const JobOptions& options, const RankBody& body,
       throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
     }
     if (pid == 0) {
+      // A rank must not outlive its supervisor (kill -9 of the launcher, a test runner's
+      // timeout): the kernel kills it when the supervisor dies, and the signal survives exec.
+      // A supervisor that died before prctl took effect has re-parented the rank already,
+      // which getppid() shows.
+      if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != supervisor) _exit(128 + SIGKILL);
       // Only this rank's own end stays open, so the hub sees EOF when the rank dies.
       for (int q = 0; q < n; ++q) {
         close(hub_ends[static_cast<std::size_t>(q)]);
