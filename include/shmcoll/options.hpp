@@ -177,7 +177,12 @@ struct Options {
   // lock around every call of the team.
   bool progress_thread = false;
 
+  // Every SHMCOLL_* parameter from the environment; throws InvalidArgument naming the first
+  // variable whose value is not accepted, its value and what it accepts.
   static Options from_env();
+  // The same, but a variable whose value is not accepted keeps its default, and `problems`
+  // gets one line for it: the variable, its value, what it accepts and the default used.
+  static Options from_env(std::vector<std::string>& problems);
 };
 
 // One row of the parameter registry: environment name, default, current value, meaning.

@@ -300,6 +300,21 @@ Options Options::from_env() {
   return o;
 }
 
+Options Options::from_env(std::vector<std::string>& problems) {
+  const Options defaults;
+  Options o;
+  for (const Row& row : rows()) {
+    const char* v = std::getenv(row.name);
+    if (v == nullptr || *v == '\0') continue;
+    try {
+      row.set(o, v);
+    } catch (const InvalidArgument& e) {
+      problems.push_back(std::string(e.what()) + "; using the default, " + row.get(defaults));
+    }
+  }
+  return o;
+}
+
 std::vector<ParameterInfo> parameters(const Options& current) {
   const Options defaults;
   std::vector<ParameterInfo> out;

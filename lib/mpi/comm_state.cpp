@@ -90,6 +90,7 @@ void decide(MPI_Comm comm, CommState& state) {
     state.mode = CommState::Mode::kFallback;
     state.fallback_reason = std::move(why);
   };
+  report_config_problems();
   if (!config().enabled) return fall_back("SHMCOLL_ENABLE=0");
   int inter = 0;
   PMPI_Comm_test_inter(comm, &inter);
@@ -103,12 +104,7 @@ void decide(MPI_Comm comm, CommState& state) {
   PMPI_Comm_free(&node);
   if (node_size != size) return fall_back("communicator spans more than one node");
 
-  Options options;
-  try {
-    options = Options::from_env();
-  } catch (const Error& e) {
-    return fall_back(std::string("bad configuration: ") + e.what());
-  }
+  const Options& options = config().options;
   // One segment per team: its rank 0 charges it to the node's budget, for all ranks.
   const std::uint64_t bytes = segment_bytes_for(size, options);
   int rank = 0;
@@ -159,6 +155,7 @@ Team* team_of(MPI_Comm comm) {
 }
 
 Call::Call(const char* function, Coll coll, MPI_Comm comm) : function_(function), comm_(comm) {
+  const PluginConfig& cfg = config();  // first: it checks which MPI runs (check_mpi_library)
   if (comm == MPI_COMM_NULL) return;  // PMPI reports it
   state_ = state_of(comm);
   ensure_decided(comm, *state_);
@@ -167,7 +164,6 @@ Call::Call(const char* function, Coll coll, MPI_Comm comm) : function_(function)
     stats().fallback++;
     return;
   }
-  const PluginConfig& cfg = config();
   if (!cfg.coll_enabled[static_cast<int>(coll)]) {
     log_once(std::string("falls back to PMPI: ") + coll_env_name(coll) + "=0");
     stats().fallback++;

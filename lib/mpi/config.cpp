@@ -1,5 +1,10 @@
+#include <strings.h>
+
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
+#include <string>
 
 #include "core/byte_size.hpp"
 #include "mpi/plugin.hpp"
@@ -7,18 +12,61 @@
 namespace shmcoll::mpi {
 namespace {
 
-bool flag(const char* name, bool fallback) {
+// A switch: 1/yes/on/true or 0/no/off/false. Anything else keeps the default and is reported.
+bool flag(const char* name, bool fallback, std::vector<std::string>& problems) {
   const char* v = std::getenv(name);
   if (v == nullptr || *v == '\0') return fallback;
-  return !(std::strcmp(v, "0") == 0 || std::strcmp(v, "no") == 0 || std::strcmp(v, "off") == 0 ||
-           std::strcmp(v, "false") == 0);
+  for (const char* yes : {"1", "yes", "on", "true"})
+    if (strcasecmp(v, yes) == 0) return true;
+  for (const char* no : {"0", "no", "off", "false"})
+    if (strcasecmp(v, no) == 0) return false;
+  problems.push_back(std::string(name) + "='" + v +
+                     "' must be 1, yes, on, true or 0, no, off, false; using the default, " +
+                     (fallback ? "1" : "0"));
+  return fallback;
 }
 
-std::uint64_t bytes(const char* name, std::uint64_t fallback) {
+std::uint64_t bytes(const char* name, std::uint64_t fallback, std::vector<std::string>& problems) {
   const char* v = std::getenv(name);
   if (v == nullptr || *v == '\0') return fallback;
   const std::optional<long long> n = parse_byte_size(v);
-  return n && *n >= 0 ? static_cast<std::uint64_t>(*n) : fallback;
+  if (n && *n >= 0) return static_cast<std::uint64_t>(*n);
+  problems.push_back(std::string(name) + "='" + v +
+                     "' must be a byte count such as 536870912, 512M or 2G; using the default, " +
+                     std::to_string(fallback));
+  return fallback;
+}
+
+// The plugin's constants and handles are the MPI's it was built against; another MPI's handles
+// mean something else (or nothing) there. So before the plugin passes any handle to the MPI it
+// asks the library's name, which takes none, and stops the process on a mismatch.
+void check_mpi_library() {
+#if defined(OMPI_MAJOR_VERSION)
+  constexpr bool built_for_open_mpi = true;
+  constexpr const char* built_for = "Open MPI";
+#else
+  constexpr bool built_for_open_mpi = false;
+  constexpr const char* built_for = "MPICH (and the MPIs that share its ABI)";
+#endif
+  char version[MPI_MAX_LIBRARY_VERSION_STRING] = {};
+  int length = 0;
+  if (PMPI_Get_library_version(version, &length) != MPI_SUCCESS) return;
+  const std::string running(version, static_cast<std::size_t>(length));
+  const bool runs_open_mpi = running.find("Open MPI") != std::string::npos;
+  if (runs_open_mpi == built_for_open_mpi) return;
+  // Its name and version: the text up to the first comma or line break.
+  const std::string name = running.substr(0, running.find_first_of(",\n"));
+  // Every rank stops; the rank the launcher numbers 0 (or a process it did not number) says why.
+  const char* launcher_rank = std::getenv("OMPI_COMM_WORLD_RANK");
+  if (launcher_rank == nullptr) launcher_rank = std::getenv("PMI_RANK");
+  if (launcher_rank == nullptr || std::strcmp(launcher_rank, "0") == 0) {
+    std::fprintf(stderr,
+                 "shmcoll: this plugin is built for %s, the program runs %s: preload "
+                 "libshmcoll_mpi_%s.so instead\n",
+                 built_for, name.c_str(), runs_open_mpi ? "openmpi" : "mpich");
+    std::fflush(stderr);
+  }
+  std::_Exit(1);
 }
 
 }  // namespace
@@ -43,21 +91,34 @@ const char* coll_env_name(Coll c) {
 
 const PluginConfig& load_config() {
   static const PluginConfig c = [] {
+    check_mpi_library();
     PluginConfig p;
-    p.enabled = flag("SHMCOLL_ENABLE", true);
-    const char* names[] = {"SHMCOLL_MPI_BCAST", "SHMCOLL_MPI_SCATTER", "SHMCOLL_MPI_SCATTERV",
-                           "SHMCOLL_MPI_GATHER", "SHMCOLL_MPI_GATHERV"};
+    p.enabled = flag("SHMCOLL_ENABLE", true, p.problems);
     for (int i = 0; i < static_cast<int>(Coll::kCount); ++i)
-      p.coll_enabled[i] = flag(names[i], true);
-    p.verbose = flag("SHMCOLL_MPI_VERBOSE", false);
-    p.budget_bytes = bytes("SHMCOLL_MPI_BUDGET", p.budget_bytes);
+      p.coll_enabled[i] = flag(coll_env_name(static_cast<Coll>(i)), true, p.problems);
+    p.verbose = flag("SHMCOLL_MPI_VERBOSE", false, p.problems);
+    p.budget_bytes = bytes("SHMCOLL_MPI_BUDGET", p.budget_bytes, p.problems);
     if (const char* scope = std::getenv("SHMCOLL_MPI_BUDGET_SCOPE")) p.budget_scope = scope;
+    p.options = Options::from_env(p.problems);
     return p;
   }();
   // release: a thread that loads the pointer sees the fields above (the static's guard orders
   // them for callers of this function).
   loaded_config.store(&c, std::memory_order_release);
   return c;
+}
+
+void report_config_problems() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    const PluginConfig& c = config();
+    if (c.problems.empty()) return;
+    int world_rank = 0;
+    PMPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+    if (world_rank != 0) return;
+    for (const std::string& problem : c.problems)
+      std::fprintf(stderr, "shmcoll-mpi: %s\n", problem.c_str());
+  });
 }
 
 Stats& stats() {

@@ -7,9 +7,10 @@
 extern "C" int MPI_Finalize() {
   using namespace shmcoll::mpi;
   try {
+    const bool verbose = config().verbose;  // first: it checks which MPI runs
     int rank = 0;
     PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    if (config().verbose && rank == 0) {
+    if (verbose && rank == 0) {
       std::fprintf(stderr, "shmcoll-mpi: rank 0 served %llu calls, %llu went to PMPI\n",
                    static_cast<unsigned long long>(stats().served.load()),
                    static_cast<unsigned long long>(stats().fallback.load()));

@@ -16,6 +16,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "segment/node_budget.hpp"
 #include "shmcoll/shmcoll.hpp"
@@ -27,7 +28,9 @@ enum class Coll { kBcast, kScatter, kScatterv, kGather, kGatherv, kCount };
 const char* coll_env_name(Coll coll);
 
 // Read once from the environment (SHMCOLL_ENABLE, SHMCOLL_MPI_<COLL>, SHMCOLL_MPI_VERBOSE,
-// SHMCOLL_MPI_BUDGET, SHMCOLL_MPI_BUDGET_SCOPE); see the README's MPI section.
+// SHMCOLL_MPI_BUDGET, SHMCOLL_MPI_BUDGET_SCOPE, and the core's SHMCOLL_* parameters); see the
+// README's MPI section. A value that is not accepted keeps its default and is listed in
+// `problems`, which report_config_problems() prints.
 struct PluginConfig {
   bool enabled = true;
   bool coll_enabled[static_cast<int>(Coll::kCount)] = {true, true, true, true, true};
@@ -36,11 +39,16 @@ struct PluginConfig {
   // processes naming the same scope share one budget.
   std::uint64_t budget_bytes = std::uint64_t{1} << 30;
   std::string budget_scope;
+  Options options;                    // for every team the plugin forms
+  std::vector<std::string> problems;  // one line per rejected setting
 };
 // The configuration, read on first use (load_config). Inline, because every intercepted call
 // asks: after the first use it is one acquire load.
 const PluginConfig& load_config();
 inline std::atomic<const PluginConfig*> loaded_config{nullptr};
+// Prints the rejected settings once per job, at MPI_COMM_WORLD's rank 0, without any verbose
+// switch: a typo must not silently change what runs. Called where a communicator is decided.
+void report_config_problems();
 inline const PluginConfig& config() {
   // acquire: pairs with load_config's release store, which follows the fields' writes.
   const PluginConfig* c = loaded_config.load(std::memory_order_acquire);

@@ -100,6 +100,7 @@ void forget_windows() {
 
 extern "C" int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
                                        void* baseptr, MPI_Win* win) {
+  shmcoll::mpi::config();  // first: it checks which MPI runs
   const int rc = PMPI_Win_allocate_shared(size, disp_unit, info, comm, baseptr, win);
   if (rc != MPI_SUCCESS) return rc;
   try {
