@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstring>
 #include <functional>
+#include <optional>
 #include <thread>
 
 #include "support/buffers.hpp"
@@ -24,6 +25,9 @@ struct Case {
   std::vector<const char*> needles;  // every rank's message contains all of these
   std::function<void(Team&, RankContext&)> call;
   Status status = Status::kInvalidArgument;
+  // Where given, every rank's error carries this cause: the rank that found it and those that
+  // learned of it from the team.
+  std::optional<Cause> cause = std::nullopt;
 };
 
 void run_case(const Case& c, const Options& options = test_options()) {
@@ -44,6 +48,10 @@ void run_case(const Case& c, const Options& options = test_options()) {
           if (e.status() != c.status) {
             ctx.fail("%s: status '%s', expected '%s' (%s)", c.name, status_name(e.status()),
                      status_name(c.status), e.what());
+          }
+          if (c.cause && e.cause() != *c.cause) {
+            ctx.fail("%s: cause %d, expected %d (%s)", c.name, static_cast<int>(e.cause()),
+                     static_cast<int>(*c.cause), e.what());
           }
           for (const char* needle : c.needles) {
             if (std::strstr(e.what(), needle) == nullptr)
@@ -105,10 +113,12 @@ std::vector<Count> packed_displs(Count c) {
 }  // namespace
 
 TEST_CASE("bad input: root out of range, on every rank") {
-  run_case({"root too large", {"root = 4 is outside the team [0, 4)"}, [](Team& t, RankContext&) {
+  run_case({"root too large", {"root = 4 is outside the team [0, 4)"},
+            [](Team& t, RankContext&) {
               auto v = ints(kN);
               t.bcast(v.data(), kN, kInt32, 4);
-            }});
+            },
+            Status::kInvalidArgument, Cause::kRoot});
   run_case({"negative root", {"root = -1 is outside the team"}, [](Team& t, RankContext&) {
               auto v = ints(kN);
               t.gather(v.data(), kN, kInt32, v.data(), kN, kInt32, -1);
@@ -117,10 +127,12 @@ TEST_CASE("bad input: root out of range, on every rank") {
 
 // Rank 2 names root 1, the others root 0.
 Case root_mismatch() {
-  return {"root mismatch", {"root mismatch", "root=0", "root=1"}, [](Team& t, RankContext& ctx) {
+  return {"root mismatch", {"root mismatch", "root=0", "root=1"},
+          [](Team& t, RankContext& ctx) {
             auto v = ints(kN);
             t.bcast(v.data(), kN, kInt32, ctx.rank == 2 ? 1 : 0);
-          }};
+          },
+          Status::kInvalidArgument, Cause::kRootMismatch};
 }
 
 TEST_CASE("bad input: different roots on different ranks") { run_case(root_mismatch()); }
@@ -139,7 +151,8 @@ std::vector<Case> signature_mismatches() {
                        auto v = ints(static_cast<std::size_t>(n));
                        t.bcast(v.data(), n, kInt32, 0);
                      }
-                   }});
+                   },
+                   Status::kInvalidArgument, Cause::kSizeMismatch});
   cases.push_back({"scatter recvcount", {"mismatch", "bytes"}, [](Team& t, RankContext& ctx) {
                      const Count n = ctx.rank == 1 ? kN - 1 : kN;
                      auto send = ints(kRanks * kN);
@@ -507,10 +520,12 @@ TEST_CASE("deferred checks: ranks far apart in a long run of calls compare throu
 }
 
 TEST_CASE("bad input: negative and overflowing counts and displacements") {
-  run_case({"negative count", {"count = -3 is negative"}, [](Team& t, RankContext&) {
+  run_case({"negative count", {"count = -3 is negative"},
+            [](Team& t, RankContext&) {
               auto v = ints(kN);
               t.bcast(v.data(), -3, kInt32, 0);
-            }});
+            },
+            Status::kInvalidArgument, Cause::kCount});
   run_case({"negative sendcounts entry",
             {"sendcounts[2] = -1 is negative"},
             [](Team& t, RankContext& ctx) {
@@ -593,7 +608,8 @@ TEST_CASE("bad input: null buffers and in-place off the root") {
             [](Team& t, RankContext& ctx) {
               auto v = ints(kN);
               t.bcast(ctx.rank == 1 ? nullptr : v.data(), kN, kInt32, 0);
-            }});
+            },
+            Status::kInvalidArgument, Cause::kBuffer});
   run_case({"null gather recvbuf at the root", {"recvbuf is null"}, [](Team& t, RankContext&) {
               auto v = ints(kN);
               t.gather(v.data(), kN, kInt32, nullptr, kN, kInt32, 0);

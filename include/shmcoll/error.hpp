@@ -19,19 +19,38 @@ enum class Status : int {
 
 const char* status_name(Status status);
 
+// Which argument an InvalidArgument is about, for callers that sort errors into classes of
+// their own (the MPI plugin: MPI_ERR_COUNT, MPI_ERR_ROOT, ...). A rank that learns of a
+// peer's error gets the peer's cause with it.
+enum class Cause : int {
+  kUnspecified = 0,
+  kCount = 1,               // a count is negative or overflows
+  kRoot = 2,                // the root is outside the team
+  kDatatype = 3,            // a datatype cannot be used (size 0 where bytes must move)
+  kBuffer = 4,              // a buffer is null, aliased, or in_place where it is not allowed
+  kSizeMismatch = 5,        // ranks disagree on how many bytes move (a type signature mismatch)
+  kRootMismatch = 6,        // ranks passed different roots
+  kCollectiveMismatch = 7,  // ranks called different collectives
+};
+inline constexpr int kCauseCount = 8;
+
 class Error : public std::runtime_error {
  public:
-  Error(Status status, const std::string& message) : std::runtime_error(message), status_(status) {}
+  Error(Status status, const std::string& message, Cause cause = Cause::kUnspecified)
+      : std::runtime_error(message), status_(status), cause_(cause) {}
   Status status() const noexcept { return status_; }
+  Cause cause() const noexcept { return cause_; }
 
  private:
   Status status_;
+  Cause cause_;
 };
 
 // One subclass per status, so callers can catch the kind they can handle.
 class InvalidArgument : public Error {
  public:
-  explicit InvalidArgument(const std::string& m) : Error(Status::kInvalidArgument, m) {}
+  explicit InvalidArgument(const std::string& m, Cause cause = Cause::kUnspecified)
+      : Error(Status::kInvalidArgument, m, cause) {}
 };
 class PeerFailed : public Error {
  public:
@@ -55,6 +74,7 @@ class InternalError : public Error {
 };
 
 // Throws the subclass that matches `status`.
-[[noreturn]] void throw_error(Status status, const std::string& message);
+[[noreturn]] void throw_error(Status status, const std::string& message,
+                              Cause cause = Cause::kUnspecified);
 
 }  // namespace shmcoll

@@ -67,7 +67,8 @@ class Team {
   // Ends the team for every rank with this error, as if a collective had raised it here: the
   // other ranks' current or next call raises it. For errors the caller found outside shmcoll
   // (an MPI datatype it could not read, say) that would otherwise leave the others waiting.
-  void abort(Status status, const std::string& message);
+  // The others' errors carry `cause` too.
+  void abort(Status status, const std::string& message, Cause cause = Cause::kUnspecified);
 
   // ---- raw forms (MPI argument order) ----
   void bcast(void* buffer, Count count, Datatype type, int root);

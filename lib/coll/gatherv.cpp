@@ -67,7 +67,8 @@ GathervOp::GathervOp(TeamImpl& team, const void* sendbuf, Count sendcount, Datat
     if (mine != want) {
       validate::invalid(ctx, "sendcount x sendtype = " + std::to_string(mine) +
                                  " bytes but recvcounts[" + std::to_string(root) +
-                                 "] x recvtype = " + std::to_string(want) + " bytes");
+                                 "] x recvtype = " + std::to_string(want) + " bytes",
+                        Cause::kSizeMismatch);
     }
     validate::buffer(ctx, "sendbuf", sendbuf, mine);
     lend(sendbuf, mine);
@@ -247,7 +248,7 @@ bool GathervOp::read_direct_entry(sync::WaitTarget& blocked_on) {
     team_.fail(Status::kInvalidArgument, "type signature mismatch in " + where() +
                                              ": the root expects " + std::to_string(entry_.bytes) +
                                              " bytes (its recvcounts[" + std::to_string(me) +
-                                             "]), this rank sends " + sig_.describe_bytes());
+                                             "]), this rank sends " + sig_.describe_bytes(), Cause::kSizeMismatch);
   }
   return true;
 }

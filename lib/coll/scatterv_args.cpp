@@ -23,7 +23,8 @@ std::uint64_t check_root(const validate::Context& ctx, CheckLevel checks, const 
     if (mine != expected) {
       validate::invalid(ctx, "recvcount x recvtype = " + std::to_string(mine) +
                                  " bytes but sendcounts[" + std::to_string(ctx.root) +
-                                 "] x sendtype = " + std::to_string(expected) + " bytes");
+                                 "] x sendtype = " + std::to_string(expected) + " bytes",
+                        Cause::kSizeMismatch);
     }
     validate::buffer(ctx, "recvbuf", recvbuf, mine);
   }

@@ -22,10 +22,10 @@ const char* status_name(Status status) {
   return "unknown status";
 }
 
-void throw_error(Status status, const std::string& message) {
+void throw_error(Status status, const std::string& message, Cause cause) {
   switch (status) {
     case Status::kInvalidArgument:
-      throw InvalidArgument(message);
+      throw InvalidArgument(message, cause);
     case Status::kPeerFailed:
       throw PeerFailed(message);
     case Status::kTimeout:

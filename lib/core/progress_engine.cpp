@@ -170,7 +170,7 @@ void ProgressEngine::fail_all(const std::exception_ptr& error) {
   try {
     std::rethrow_exception(error);
   } catch (const Error& e) {
-    team_.record_abort(e.status(), e.what());
+    team_.record_abort(e.status(), e.what(), e.cause());
   } catch (const std::exception& e) {
     team_.record_abort(Status::kInternal, e.what());
   } catch (...) {

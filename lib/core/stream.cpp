@@ -82,8 +82,12 @@ bool read_chunk(TeamImpl& team, const StreamSource& src, std::uint64_t c, std::u
   const PublishedChunk chunk{header.kind, header.root, header.stream_bytes};
   const ChunkCopy copy = plan_chunk_copy(chunk, src, c, begin, end, team.slot_bytes());
   if (copy.problem != ChunkProblem::kNone) [[unlikely]] {
+    const Cause cause = copy.problem == ChunkProblem::kLength ? Cause::kSizeMismatch
+                        : chunk.kind != static_cast<std::uint8_t>(src.kind)
+                            ? Cause::kCollectiveMismatch
+                            : Cause::kRootMismatch;
     team.fail(Status::kInvalidArgument,
-              chunk_problem_text(copy.problem, chunk, src, end, team.rank()));
+              chunk_problem_text(copy.problem, chunk, src, end, team.rank()), cause);
   }
   if (copy.bytes > 0) {
     const std::byte* base = copy.from_inline

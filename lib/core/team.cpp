@@ -25,7 +25,7 @@ void run_op(TeamImpl& team, ProgressEngine& engine, Args&&... args) {
     Op op(team, std::forward<Args>(args)...);
     team.run(op);
   } catch (const Error& e) {
-    team.record_abort(e.status(), e.what());
+    team.record_abort(e.status(), e.what(), e.cause());
     throw;
   } catch (const std::exception& e) {
     team.record_abort(Status::kInternal, e.what());
@@ -79,9 +79,9 @@ std::string Team::placement() const {
 
 void Team::barrier() { run_op<BarrierOp>(*impl_, *engine_); }
 
-void Team::abort(Status status, const std::string& message) {
+void Team::abort(Status status, const std::string& message, Cause cause) {
   auto guard = engine_->lock();
-  impl_->record_abort(status, message);
+  impl_->record_abort(status, message, cause);
 }
 
 void Team::bcast(void* buffer, Count count, Datatype type, int root) {

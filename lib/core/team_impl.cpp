@@ -188,16 +188,17 @@ bool TeamImpl::wait(const sync::WaitTarget& target, std::int64_t deadline_ns) {
   return sync::wait_for(target, area(target.peer).wake(), policy_, *this, deadline_ns);
 }
 
-void TeamImpl::fail(Status status, const std::string& message) {
-  record_abort(status, message);
-  throw_error(status, message);
+void TeamImpl::fail(Status status, const std::string& message, Cause cause) {
+  record_abort(status, message, cause);
+  throw_error(status, message, cause);
 }
 
-void TeamImpl::record_abort(Status status, const std::string& message) {
+void TeamImpl::record_abort(Status status, const std::string& message, Cause cause) {
   current_ = nullptr;
   if (aborted_) return;
   aborted_ = true;
   abort_status_ = status;
+  abort_cause_ = cause;
   abort_message_ = message;
   segment::AbortRecord& record = segment_.abort_record();
   std::uint32_t expected = segment::AbortRecord::kClear;
@@ -206,6 +207,7 @@ void TeamImpl::record_abort(Status status, const std::string& message) {
                                            std::memory_order_acq_rel)) {
     record.rank = rank_;
     record.status = static_cast<std::int32_t>(status);
+    record.cause = static_cast<std::int32_t>(cause);
     std::snprintf(record.message, sizeof record.message, "%s", message.c_str());
     // release: the fields above are visible to any rank that acquires kSet.
     record.state.store(segment::AbortRecord::kSet, std::memory_order_release);
@@ -222,7 +224,7 @@ bool TeamImpl::abort_recorded() {
 bool TeamImpl::peer_alive(int r) const { return sync::process_alive(pid(r)); }
 
 void TeamImpl::raise_abort() {
-  if (aborted_) throw_error(abort_status_, abort_message_);
+  if (aborted_) throw_error(abort_status_, abort_message_, abort_cause_);
   segment::AbortRecord& record = segment_.abort_record();
   // acquire: pairs with the release of kSet in record_abort.
   std::uint32_t state = record.state.load(std::memory_order_acquire);
@@ -236,11 +238,13 @@ void TeamImpl::raise_abort() {
   aborted_ = true;
   current_ = nullptr;
   abort_status_ = static_cast<Status>(record.status);
+  abort_cause_ = record.cause > 0 && record.cause < kCauseCount ? static_cast<Cause>(record.cause)
+                                                                : Cause::kUnspecified;
   char text[sizeof record.message];
   std::memcpy(text, record.message, sizeof text);
   text[sizeof text - 1] = '\0';
   abort_message_ = std::string(text) + " [reported by rank " + std::to_string(record.rank) + "]";
-  throw_error(abort_status_, abort_message_);
+  throw_error(abort_status_, abort_message_, abort_cause_);
 }
 
 void TeamImpl::on_slow_wait(const sync::WaitTarget& target, std::int64_t waited_ns) {

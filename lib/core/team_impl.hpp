@@ -257,9 +257,10 @@ class TeamImpl final : public sync::WaitObserver {
   }
 
   // Marks the team aborted for every rank (first error wins) and throws on this rank.
-  [[noreturn]] void fail(Status status, const std::string& message);
+  [[noreturn]] void fail(Status status, const std::string& message,
+                         Cause cause = Cause::kUnspecified);
   // Records the error team-wide (if none is recorded yet) and wakes every sleeper.
-  void record_abort(Status status, const std::string& message);
+  void record_abort(Status status, const std::string& message, Cause cause = Cause::kUnspecified);
   // Throws the team's abort error if one was recorded. Inline: every call checks.
   void check_aborted() {
     // acquire: pairs with the release of kSet in record_abort.
@@ -376,6 +377,7 @@ class TeamImpl final : public sync::WaitObserver {
   std::uint64_t peers_reached_ = 0;  // every peer was seen in this operation or a later one
   std::string abort_message_;
   Status abort_status_ = Status::kOk;
+  Cause abort_cause_ = Cause::kUnspecified;
   CollectiveOp* current_ = nullptr;  // the operation being driven, for slow-path checks
   std::int64_t last_liveness_check_ns_ = 0;
   SharedBuffers shared_buffers_;

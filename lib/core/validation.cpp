@@ -7,32 +7,40 @@
 #include "shmcoll/error.hpp"
 
 namespace shmcoll::validate {
-void invalid(const Context& ctx, const std::string& what) {
+void invalid(const Context& ctx, const std::string& what, Cause cause) {
   std::string where = std::string(kind_name(ctx.kind)) + " on rank " + std::to_string(ctx.rank);
   if (ctx.kind != Kind::kBarrier) {
     where += ctx.is_root() ? " (the root)" : " (root " + std::to_string(ctx.root) + ")";
   }
-  throw InvalidArgument(where + ": " + what);
+  throw InvalidArgument(where + ": " + what, cause);
 }
 
 void root_out_of_range(const Context& ctx) {
   invalid(ctx, "root = " + std::to_string(ctx.root) + " is outside the team [0, " +
-                   std::to_string(ctx.size) + ")");
+                   std::to_string(ctx.size) + ")",
+          Cause::kRoot);
 }
 
 void bad_count(const Context& ctx, const char* count_name, Count count, Datatype type) {
   if (count < 0)
-    invalid(ctx, std::string(count_name) + " = " + std::to_string(count) + " is negative");
-  if (type.size == 0) invalid(ctx, std::string("the datatype of ") + count_name + " has size 0");
-  invalid(ctx, std::string(count_name) + " = " + std::to_string(count) + " of " +
-                   std::to_string(type.size) + "-byte " + type.name + " overflows the byte count");
+    invalid(ctx, std::string(count_name) + " = " + std::to_string(count) + " is negative",
+            Cause::kCount);
+  if (type.size == 0)
+    invalid(ctx, std::string("the datatype of ") + count_name + " has size 0", Cause::kDatatype);
+  invalid(ctx,
+          std::string(count_name) + " = " + std::to_string(count) + " of " +
+              std::to_string(type.size) + "-byte " + type.name + " overflows the byte count",
+          Cause::kCount);
 }
 
 void null_buffer(const Context& ctx, const char* name, std::uint64_t bytes) {
-  invalid(ctx, std::string(name) + " is null but must hold " + std::to_string(bytes) + " bytes");
+  invalid(ctx, std::string(name) + " is null but must hold " + std::to_string(bytes) + " bytes",
+          Cause::kBuffer);
 }
 
-void in_place_off_root(const Context& ctx) { invalid(ctx, "in_place is only allowed at the root"); }
+void in_place_off_root(const Context& ctx) {
+  invalid(ctx, "in_place is only allowed at the root", Cause::kBuffer);
+}
 
 void stream_length_counted(const Context& ctx, std::uint64_t bytes) {
   const StreamShape shape{bytes, ctx.slot_bytes};
@@ -54,14 +62,15 @@ std::uint64_t uniform_blocks(const Context& ctx, const Side& whole, const Side& 
   std::uint64_t total = 0;
   if (__builtin_mul_overflow(b, static_cast<std::uint64_t>(ctx.size), &total) ||
       total > kMaxBytes) {
-    invalid(ctx, concat(whole.count_name, " x team size overflows"));
+    invalid(ctx, concat(whole.count_name, " x team size overflows"), Cause::kCount);
   }
   buffer(ctx, whole.buffer_name, whole.buffer, total);
   if (!in_place) {
     const std::uint64_t mine = bytes(ctx, own.count_name, own.count, own.type);
     if (mine != b) {
       invalid(ctx, concat(own.count_name, " x datatype = ", mine, " bytes but ", whole.count_name,
-                          " x datatype = ", b, " bytes"));
+                          " x datatype = ", b, " bytes"),
+              Cause::kSizeMismatch);
     }
     buffer(ctx, own.buffer_name, own.buffer, mine);
   }
@@ -74,11 +83,12 @@ namespace {
 [[noreturn]] void bad_block(const Context& ctx, const char* counts_name, Count c,
                             const char* displs_name, Count d, Datatype type, std::size_t r) {
   auto at = [&](const char* name) { return concat(name, '[', r, ']'); };
-  if (c < 0) invalid(ctx, concat(at(counts_name), " = ", c, " is negative"));
+  if (c < 0) invalid(ctx, concat(at(counts_name), " = ", c, " is negative"), Cause::kCount);
   std::uint64_t b = 0;
   if (__builtin_mul_overflow(static_cast<std::uint64_t>(c), type.size, &b) || b > kMaxBytes) {
     invalid(ctx, concat(at(counts_name), " = ", c, " of ", type.size, "-byte ", type.name,
-                        " overflows the byte count"));
+                        " overflows the byte count"),
+            Cause::kCount);
   }
   if (d < 0) invalid(ctx, concat(at(displs_name), " = ", d, " is negative"));
   invalid(ctx, concat(at(displs_name), " = ", d, " with ", at(counts_name), " = ", c,
@@ -99,7 +109,8 @@ void blocks(const Context& ctx, const char* counts_name, std::span<const Count> 
     invalid(ctx, std::string(displs_name) + " has " + std::to_string(displs.size()) +
                      " entries, the team has " + std::to_string(n) + " ranks");
   }
-  if (type.size == 0) invalid(ctx, concat("the datatype of ", counts_name, " has size 0"));
+  if (type.size == 0)
+    invalid(ctx, concat("the datatype of ", counts_name, " has size 0"), Cause::kDatatype);
   out.resize(n);
   for (std::size_t r = 0; r < n; ++r) {
     const Count c = counts[r], d = displs[r];

@@ -10,6 +10,7 @@
 
 #include "core/plan_vector.hpp"
 #include "core/signature.hpp"
+#include "shmcoll/error.hpp"
 #include "shmcoll/datatype.hpp"
 #include "sync/tag.hpp"
 
@@ -24,7 +25,8 @@ struct Context {
   bool is_root() const { return rank == root; }
 };
 
-[[noreturn]] void invalid(const Context& ctx, const std::string& what);
+[[noreturn]] void invalid(const Context& ctx, const std::string& what,
+                          Cause cause = Cause::kUnspecified);
 
 // Larger byte counts or offsets are refused: no buffer is that large, and sums stay far from
 // overflowing.

@@ -6,6 +6,7 @@ extern "C" int MPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int roo
   using namespace shmcoll::mpi;
   return serve(
       "MPI_Bcast", Coll::kBcast, comm,
+      [&](int rank, int size) { return check_bcast(rank, size, buffer, count, datatype, root); },
       [&](shmcoll::Team& team) {
         if (team.rank() == root) {
           SendView send;

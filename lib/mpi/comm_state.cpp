@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <mutex>
 
+#include "mpi/error_codes.hpp"
+#include "mpi/local_checks.hpp"
 #include "mpi/mpi_bootstrap.hpp"
 #include "mpi/plugin.hpp"
 #include "segment/layout.hpp"
@@ -154,24 +156,58 @@ Team* team_of(MPI_Comm comm) {
   return state.mode == CommState::Mode::kShmcoll ? state.team.get() : nullptr;
 }
 
-Call::Call(const char* function, Coll coll, MPI_Comm comm) : function_(function), comm_(comm) {
+Call::Call(const char* function, Coll coll, MPI_Comm comm)
+    : function_(function), coll_(coll), comm_(comm) {
   const PluginConfig& cfg = config();  // first: it checks which MPI runs (check_mpi_library)
-  if (comm == MPI_COMM_NULL) return;  // PMPI reports it
+  if (comm == MPI_COMM_NULL) {
+    to_pmpi_ = true;  // PMPI reports it
+    return;
+  }
   state_ = state_of(comm);
-  ensure_decided(comm, *state_);
+  if (state_->mode == CommState::Mode::kFallback) {
+    log_once("falls back to PMPI: " + state_->fallback_reason);
+  } else if (!cfg.coll_enabled[static_cast<int>(coll)]) {
+    log_once(std::string("falls back to PMPI: ") + coll_env_name(coll) + "=0");
+  } else {
+    return;
+  }
+  stats().fallback++;
+  to_pmpi_ = true;
+}
+
+int Call::rank() const {
+  if (state_->team) return state_->team->rank();
+  int rank = 0;
+  PMPI_Comm_rank(comm_, &rank);
+  return rank;
+}
+
+int Call::size() const {
+  if (state_->team) return state_->team->size();
+  int size = 0;
+  PMPI_Comm_size(comm_, &size);
+  return size;
+}
+
+int Call::reject(const ArgumentError& error) {
+  const std::string message = std::string(function_) + " on " + error.message;
+  if (state_->team) {
+    state_->team->abort(Status::kInvalidArgument, message, cause_of_class(error.mpi_class));
+  }
+  return report(error.mpi_class, message);
+}
+
+Team* Call::engage() {
+  ensure_decided(comm_, *state_);
   if (state_->mode == CommState::Mode::kFallback) {
     log_once("falls back to PMPI: " + state_->fallback_reason);
     stats().fallback++;
-    return;
+    return nullptr;
   }
-  if (!cfg.coll_enabled[static_cast<int>(coll)]) {
-    log_once(std::string("falls back to PMPI: ") + coll_env_name(coll) + "=0");
-    stats().fallback++;
-    return;
-  }
-  if (cfg.verbose) log_once("served by shmcoll");
+  if (config().verbose) log_once("served by shmcoll");
   team_ = state_->team.get();
   stats().served++;
+  return team_;
 }
 
 void Call::log_once(std::string_view reason) {
@@ -190,19 +226,11 @@ void Call::log_once(std::string_view reason) {
 
 int Call::fail(const std::exception& e) {
   const auto* error = dynamic_cast<const Error*>(&e);
-  const Status status = error ? error->status() : Status::kInternal;
-  int code = MPI_ERR_OTHER;
-  switch (status) {
-    case Status::kInvalidArgument:
-      code = MPI_ERR_ARG;
-      break;
-    case Status::kInternal:
-      code = MPI_ERR_INTERN;
-      break;
-    default:
-      code = MPI_ERR_OTHER;
-      break;
-  }
+  const int mpi_class = error ? error_class_of(error->status(), error->cause()) : MPI_ERR_INTERN;
+  return report(mpi_class, std::string(function_) + ": " + e.what());
+}
+
+int Call::report(int mpi_class, const std::string& message) {
   // The team is unusable after an error on any rank; the next call forms a new one.
   if (state_ != nullptr && state_->team) {
     state_->team.reset();
@@ -212,7 +240,8 @@ int Call::fail(const std::exception& e) {
   PMPI_Comm_get_errhandler(comm_, &handler);
   const bool fatal = handler == MPI_ERRORS_ARE_FATAL;
   if (handler != MPI_ERRHANDLER_NULL) PMPI_Errhandler_free(&handler);
-  if (fatal || config().verbose) std::fprintf(stderr, "shmcoll-mpi: %s: %s\n", function_, e.what());
+  if (fatal || config().verbose) std::fprintf(stderr, "shmcoll-mpi: %s\n", message.c_str());
+  const int code = error_code_for(mpi_class, "shmcoll: " + message);
   PMPI_Comm_call_errhandler(comm_, code);
   return code;
 }

@@ -10,6 +10,10 @@ extern "C" int MPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendt
   using namespace shmcoll::mpi;
   return serve(
       "MPI_Gather", Coll::kGather, comm,
+      [&](int rank, int size) {
+        return check_gather(rank, size, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                            recvtype, root);
+      },
       [&](shmcoll::Team& team) {
         const bool in_place = sendbuf == MPI_IN_PLACE;
         if (team.rank() != root) {

@@ -37,6 +37,10 @@ extern "C" int MPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype send
                            int root, MPI_Comm comm) {
   return serve(
       "MPI_Gatherv", Coll::kGatherv, comm,
+      [&](int rank, int size) {
+        return check_gatherv(rank, size, sendbuf, sendcount, sendtype, recvbuf, recvcounts,
+                             recvtype, root);
+      },
       [&](shmcoll::Team& team) {
         if (team.rank() == root) {
           return gatherv_at_root(team, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,

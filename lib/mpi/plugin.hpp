@@ -67,11 +67,25 @@ struct CommState {
   std::set<std::string> logged;  // reasons already logged for this communicator
 };
 
-// The state of one intercepted call: decides (once per communicator) and exposes the team, or
-// nullptr when the call goes to PMPI.
+struct ArgumentError;
+
+// The state of one intercepted call. Constructed, it has looked the communicator up, nothing
+// collective; engage() then decides the communicator's path (collectively, once per
+// communicator) and gives the team, or nullptr when the call goes to PMPI.
 class Call {
  public:
   Call(const char* function, Coll coll, MPI_Comm comm);
+  // The call goes to PMPI without engaging: a null communicator, one decided for PMPI, or
+  // the collective switched off.
+  bool to_pmpi() const { return to_pmpi_; }
+  // This rank and the communicator's size (the team's where there is one).
+  int rank() const;
+  int size() const;
+  // Returns a local argument error through the communicator's error handler. A team that
+  // serves the communicator ends with it, so that the other ranks get the error too instead of
+  // waiting for this rank.
+  int reject(const ArgumentError& error);
+  Team* engage();
   Team* team() const { return team_; }
   // Reports a shmcoll error through the communicator's error handler; returns the MPI code.
   int fail(const std::exception& e);
@@ -80,10 +94,16 @@ class Call {
   void log_once(std::string_view reason);
 
  private:
+  // Calls the communicator's error handler with a code of `mpi_class` carrying `message`,
+  // after dropping the team (unusable after an error on any rank); returns the code.
+  int report(int mpi_class, const std::string& message);
+
   const char* function_;
+  Coll coll_;
   MPI_Comm comm_;
   CommState* state_ = nullptr;
   Team* team_ = nullptr;
+  bool to_pmpi_ = false;
 };
 
 // Counters of served and fallen-back calls, for tests and the verbose summary.

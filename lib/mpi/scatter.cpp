@@ -10,6 +10,10 @@ extern "C" int MPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype send
   using namespace shmcoll::mpi;
   return serve(
       "MPI_Scatter", Coll::kScatter, comm,
+      [&](int rank, int size) {
+        return check_scatter(rank, size, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                             recvtype, root);
+      },
       [&](shmcoll::Team& team) {
         const bool in_place = recvbuf == MPI_IN_PLACE;
         if (team.rank() != root) {

@@ -34,6 +34,10 @@ extern "C" int MPI_Scatterv(const void* sendbuf, const int sendcounts[], const i
                             MPI_Datatype recvtype, int root, MPI_Comm comm) {
   return serve(
       "MPI_Scatterv", Coll::kScatterv, comm,
+      [&](int rank, int size) {
+        return check_scatterv(rank, size, sendbuf, sendcounts, sendtype, recvbuf, recvcount,
+                              recvtype, root);
+      },
       [&](shmcoll::Team& team) {
         if (team.rank() == root) {
           return scatterv_from_root(team, sendbuf, sendcounts, displs, sendtype, recvbuf,

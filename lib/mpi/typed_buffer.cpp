@@ -117,7 +117,8 @@ std::size_t packed_bytes(int count, const TypeInfo& info) {
 
 int SendView::init(const void* buf, int count, MPI_Datatype type, MPI_Comm comm) {
   if (int rc = type_info(type, info_); rc != MPI_SUCCESS) return rc;
-  if (info_.contiguous || count <= 0) {
+  // A datatype of size 0 moves no bytes whatever the count: 0 bytes, nothing to pack.
+  if (info_.contiguous || count <= 0 || info_.size == 0) {
     data_ = buf;
     count_ = info_.contiguous ? count : (count < 0 ? count : 0);
     return MPI_SUCCESS;
@@ -139,7 +140,7 @@ int RecvView::init(void* buf, int count, MPI_Datatype type) {
   user_ = buf;
   user_count_ = count;
   type_ = type;
-  if (info_.contiguous || count <= 0) {
+  if (info_.contiguous || count <= 0 || info_.size == 0) {  // as in SendView::init
     data_ = buf;
     count_ = info_.contiguous ? count : (count < 0 ? count : 0);
     return MPI_SUCCESS;
@@ -199,7 +200,7 @@ int VBlocks::init_send(const void* buf, const int* counts, const int* displs, MP
     return MPI_SUCCESS;
   }
   for (int r = 0; r < nranks; ++r) {
-    if (counts[r] <= 0 || displs[r] < 0) continue;
+    if (counts[r] <= 0 || displs[r] < 0 || info_.size == 0) continue;
     int position = static_cast<int>(displs_[static_cast<std::size_t>(r)]);
     const auto* block =
         static_cast<const std::byte*>(buf) + static_cast<MPI_Aint>(displs[r]) * info_.extent;
@@ -223,7 +224,8 @@ int VBlocks::init_recv(void* buf, const int* counts, const int* displs, MPI_Data
 
 int VBlocks::preload(int rank, MPI_Comm comm) {
   const auto r = static_cast<std::size_t>(rank);
-  if (info_.contiguous || user_counts_[r] <= 0 || user_displs_[r] < 0) return MPI_SUCCESS;
+  if (info_.contiguous || user_counts_[r] <= 0 || user_displs_[r] < 0 || info_.size == 0)
+    return MPI_SUCCESS;
   int position = static_cast<int>(displs_[r]);
   const auto* block =
       static_cast<const std::byte*>(user_) + static_cast<MPI_Aint>(user_displs_[r]) * info_.extent;
@@ -232,7 +234,7 @@ int VBlocks::preload(int rank, MPI_Comm comm) {
 }
 
 int VBlocks::finish_recv(MPI_Comm comm) {
-  if (info_.contiguous) return MPI_SUCCESS;
+  if (info_.contiguous || info_.size == 0) return MPI_SUCCESS;
   for (std::size_t r = 0; r < counts_.size(); ++r) {
     if (user_counts_[r] <= 0 || user_displs_[r] < 0) continue;
     int position = static_cast<int>(displs_[r]);

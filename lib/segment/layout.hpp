@@ -32,7 +32,7 @@ using sync::kCacheLine;
 using sync::WakeLine;
 
 inline constexpr std::uint64_t kMagic = 0x4c4c4f434d485321ull;  // "!SHMCOLL" little-endian
-inline constexpr std::uint32_t kVersion = 11;
+inline constexpr std::uint32_t kVersion = 12;
 // The granule of NUMA placement (numa_placement.hpp): rank areas start on multiples of it. The
 // base page size of the platforms shmcoll runs on; a larger page only coarsens the placement.
 inline constexpr std::uint64_t kPageBytes = 4096;
@@ -51,6 +51,9 @@ struct alignas(kCacheLine) SegmentHeader {
   // Published last by the creator (release); attachers acquire it before reading the rest.
   std::atomic<std::uint32_t> ready;
   std::atomic<std::uint32_t> attached;  // ranks that validated and mapped the segment
+  // The creator's start time (sync::process_start_ticks): with creator_pid, whether the
+  // process that made the segment still runs (stale_segments.hpp).
+  std::uint64_t creator_start_ticks;
 };
 static_assert(sizeof(SegmentHeader) == 2 * kCacheLine);
 
@@ -60,7 +63,8 @@ struct alignas(kCacheLine) AbortRecord {
   std::atomic<std::uint32_t> state;  // kClear -> kWriting (CAS winner) -> kSet (release)
   std::int32_t rank;
   std::int32_t status;
-  char message[4 * kCacheLine - 12];
+  std::int32_t cause;  // a shmcoll::Cause; readers map unknown values to kUnspecified
+  char message[4 * kCacheLine - 16];
 };
 static_assert(sizeof(AbortRecord) == 4 * kCacheLine);
 

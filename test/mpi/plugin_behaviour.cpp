@@ -2,6 +2,11 @@
 //   errors-return     MPI_ERRORS_RETURN: a root mismatch, and a gatherv count mismatch among
 //                     counts that differ from rank to rank, return an MPI error code on every rank,
 //                     and the communicator works again afterwards
+//   error-classes     MPI_ERRORS_RETURN: each argument error gets the class the MPI alone gives
+//                     it (count, root, datatype, buffer, truncation), MPI_Error_string gives
+//                     shmcoll's message, aliased buffers are reported, a locally wrong call
+//                     returns before the communicator's first collective, and zero-size
+//                     datatypes move nothing without an error
 //   errors-fatal      MPI_ERRORS_ARE_FATAL (the default): a root mismatch aborts with a message
 //   dup-loop N        N cycles of MPI_Comm_dup / MPI_Bcast / MPI_Comm_free leak no memory, no file
 //                     descriptors and no /dev/shm files (numbers printed by rank 0)
@@ -95,6 +100,15 @@ void errors_return() {
   MPI_Error_class(rc, &error_class);
   check(rc != MPI_SUCCESS, "a root mismatch returns an error code on this rank");
   check(error_class == MPI_ERR_ARG, "the error class is MPI_ERR_ARG");
+  // The code's string is shmcoll's message, which names both roots.
+  char text[MPI_MAX_ERROR_STRING] = {};
+  int length = 0;
+  MPI_Error_string(rc, text, &length);
+  const std::string message(text, static_cast<std::size_t>(length));
+  check(message.find("root mismatch") != std::string::npos &&
+            message.find("root=0") != std::string::npos &&
+            message.find("root=1") != std::string::npos,
+        "MPI_Error_string of a root mismatch names the roots");
   // A new team forms on the next call.
   for (int i = 0; i < 64; ++i) v[static_cast<std::size_t>(i)] = g_rank == 0 ? i : -1;
   check(MPI_Bcast(v.data(), 64, MPI_INT, 0, comm) == MPI_SUCCESS, "bcast after the error");
@@ -109,14 +123,176 @@ void errors_return() {
   const int rc_v = MPI_Gatherv(v.data(), mine, MPI_INT, all.data(), counts.data(), displs.data(),
                                MPI_INT, 0, comm);
   MPI_Error_class(rc_v, &error_class);
-  check(rc_v != MPI_SUCCESS && error_class == MPI_ERR_ARG,
-        "a gatherv size mismatch among different counts returns MPI_ERR_ARG on this rank");
+  check(rc_v != MPI_SUCCESS && error_class == MPI_ERR_TRUNCATE,
+        "a gatherv size mismatch among different counts returns MPI_ERR_TRUNCATE on this rank");
   // And the same gatherv with the right counts, in a new team.
   const int right = counts[static_cast<std::size_t>(g_rank)];
   check(MPI_Gatherv(v.data(), right, MPI_INT, all.data(), counts.data(), displs.data(), MPI_INT, 0,
                     comm) == MPI_SUCCESS,
         "gatherv with different counts after the error");
   MPI_Comm_free(&comm);
+}
+
+// One erroneous call, made through the plugin and (where the MPI survives it) through PMPI:
+// the plugin's error class must be `expected`, and so must the MPI's where the MPI reports one.
+// Then a correct broadcast on the same communicator must work.
+template <class Call>
+void expect_class(MPI_Comm comm, const char* what, int expected, bool run_native, Call&& call) {
+  std::string label = std::string(what) + ": ";
+  if (run_native) {
+    const int native = call(/*native=*/true);
+    int native_class = MPI_SUCCESS;
+    MPI_Error_class(native, &native_class);
+    check(native == MPI_SUCCESS || native_class == expected,
+          (label + "the MPI alone reports the expected class").c_str());
+  }
+  const int rc = call(/*native=*/false);
+  int error_class = MPI_SUCCESS;
+  MPI_Error_class(rc, &error_class);
+  if (error_class != expected)
+    std::fprintf(stderr, "[rank %d] %s: class %d, expected %d\n", g_rank, what, error_class,
+                 expected);
+  check(error_class == expected, (label + "the plugin returns the MPI's class").c_str());
+  char text[MPI_MAX_ERROR_STRING] = {};
+  int length = 0;
+  MPI_Error_string(rc, text, &length);
+  if (std::strstr(text, "shmcoll") == nullptr)
+    std::fprintf(stderr, "[rank %d] %s: code %d says '%s'\n", g_rank, what, rc, text);
+  check(std::strstr(text, "shmcoll") != nullptr && std::strstr(text, "rank") != nullptr,
+        (label + "MPI_Error_string gives shmcoll's message").c_str());
+  int v = g_rank == 0 ? 7 : 0;
+  const int after = MPI_Bcast(&v, 1, MPI_INT, 0, comm);
+  if (after != MPI_SUCCESS || v != 7) {
+    MPI_Error_string(after, text, &length);
+    std::fprintf(stderr, "[rank %d] %s: then bcast gave %d (%s), value %d\n", g_rank, what, after,
+                 after == MPI_SUCCESS ? "" : text, v);
+  }
+  check(after == MPI_SUCCESS && v == 7,
+        (label + "the communicator works afterwards").c_str());
+}
+
+void error_classes() {
+  // Full checks, as in errors_return: a rank whose call fails on its own ends the team, and
+  // under deferred checks a peer still finishing the call before could get that error there.
+  setenv("SHMCOLL_CHECKS", "full", 1);
+  const bool open_mpi = [] {
+    char version[MPI_MAX_LIBRARY_VERSION_STRING] = {};
+    int length = 0;
+    MPI_Get_library_version(version, &length);
+    return std::strstr(version, "Open MPI") != nullptr;
+  }();
+  MPI_Comm comm;
+  MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+  MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+  std::vector<int> buf(64, 0), all(64 * static_cast<std::size_t>(g_size), 0);
+  std::vector<int> ones(static_cast<std::size_t>(g_size), 1), negative(ones.size(), -1),
+      displs(ones.size());
+  for (int r = 0; r < g_size; ++r) displs[static_cast<std::size_t>(r)] = r;
+  int* b = buf.data();
+  int* a = all.data();
+  auto bcast = [&](bool native, void* p, int count, MPI_Datatype type, int root) {
+    return native ? PMPI_Bcast(p, count, type, root, comm) : MPI_Bcast(p, count, type, root, comm);
+  };
+  auto gather = [&](bool native, const void* s, int sc, void* r, int rc, int root) {
+    return native ? PMPI_Gather(s, sc, MPI_INT, r, rc, MPI_INT, root, comm)
+                  : MPI_Gather(s, sc, MPI_INT, r, rc, MPI_INT, root, comm);
+  };
+  auto scatter = [&](bool native, const void* s, int sc, void* r, int rc, int root) {
+    return native ? PMPI_Scatter(s, sc, MPI_INT, r, rc, MPI_INT, root, comm)
+                  : MPI_Scatter(s, sc, MPI_INT, r, rc, MPI_INT, root, comm);
+  };
+  // The first case on a communicator no call has used yet: the plugin reports it before the
+  // communicator's first collective step. Every rank makes the same mistake.
+  expect_class(comm, "bcast count -1", MPI_ERR_COUNT, true,
+               [&](bool n) { return bcast(n, b, -1, MPI_INT, 0); });
+  expect_class(comm, "bcast root = size", MPI_ERR_ROOT, true,
+               [&](bool n) { return bcast(n, b, 1, MPI_INT, g_size); });
+  expect_class(comm, "bcast root -1", MPI_ERR_ROOT, true,
+               [&](bool n) { return bcast(n, b, 1, MPI_INT, -1); });
+  expect_class(comm, "bcast MPI_DATATYPE_NULL", MPI_ERR_TYPE, true,
+               [&](bool n) { return bcast(n, b, 1, MPI_DATATYPE_NULL, 0); });
+  // Open MPI dereferences the null buffer (SIGSEGV); MPICH reports MPI_ERR_BUFFER.
+  expect_class(comm, "bcast NULL buffer", MPI_ERR_BUFFER, !open_mpi,
+               [&](bool n) { return bcast(n, nullptr, 4, MPI_INT, 0); });
+  expect_class(comm, "gather sendcount -1", MPI_ERR_COUNT, true,
+               [&](bool n) { return gather(n, b, -1, a, 1, 0); });
+  expect_class(comm, "scatter recvcount -1", MPI_ERR_COUNT, true,
+               [&](bool n) { return scatter(n, a, 1, b, -1, 0); });
+  // Only the root uses the counts of a v-form: natively the others would wait for it.
+  expect_class(comm, "scatterv sendcounts -1", MPI_ERR_COUNT, false, [&](bool n) {
+    return n ? PMPI_Scatterv(a, negative.data(), displs.data(), MPI_INT, b, 1, MPI_INT, 0, comm)
+             : MPI_Scatterv(a, negative.data(), displs.data(), MPI_INT, b, 1, MPI_INT, 0, comm);
+  });
+  expect_class(comm, "gatherv recvcounts -1", MPI_ERR_COUNT, false, [&](bool n) {
+    return n ? PMPI_Gatherv(b, 1, MPI_INT, a, negative.data(), displs.data(), MPI_INT, 0, comm)
+             : MPI_Gatherv(b, 1, MPI_INT, a, negative.data(), displs.data(), MPI_INT, 0, comm);
+  });
+  // A non-root that passes MPI_IN_PLACE: both MPIs read from the sentinel's address (SIGSEGV).
+  expect_class(comm, "gather MPI_IN_PLACE off the root", MPI_ERR_BUFFER, false,
+               [&](bool n) { return gather(n, MPI_IN_PLACE, 1, a, 1, 0); });
+  // Truncation: the root sends 4 elements, the others receive 2. The MPIs report it on the
+  // receivers; the plugin on every rank, in that class. (Natively the MPIs' trees route the
+  // data of 3 or more ranks through receivers, which then stop: there only the plugin runs.)
+  expect_class(comm, "bcast truncated", MPI_ERR_TRUNCATE, g_size == 2,
+               [&](bool n) { return bcast(n, b, g_rank == 0 ? 4 : 2, MPI_INT, 0); });
+  expect_class(comm, "scatter truncated", MPI_ERR_TRUNCATE, g_size == 2,
+               [&](bool n) { return scatter(n, a, 4, b, g_rank == 0 ? 4 : 2, 0); });
+  // Aliased buffers at the root, where MPI asks for MPI_IN_PLACE: MPICH reports them, Open
+  // MPI copies. Only the root is wrong; the others hear of it from the team its error ends,
+  // and a correct call then forms a new one.
+  if (g_size > 1) {
+    for (const bool is_gather : {true, false}) {
+      const int rc = is_gather ? gather(false, a, 1, a, 1, 0) : scatter(false, a, 1, a, 1, 0);
+      int aliased_class = MPI_SUCCESS;
+      MPI_Error_class(rc, &aliased_class);
+      check(g_rank == 0 ? aliased_class == MPI_ERR_BUFFER : aliased_class != MPI_SUCCESS,
+            is_gather ? "gather with sendbuf == recvbuf: MPI_ERR_BUFFER at the root, an error "
+                        "elsewhere"
+                      : "scatter with sendbuf == recvbuf: MPI_ERR_BUFFER at the root, an error "
+                        "elsewhere");
+      int v = g_rank == 0 ? 9 : 0;
+      check(MPI_Bcast(&v, 1, MPI_INT, 0, comm) == MPI_SUCCESS && v == 9,
+            "the communicator works after an aliased call");
+    }
+  }
+  MPI_Comm_free(&comm);
+
+  // A locally wrong call on a communicator no call has used: only rank 0 calls, and it must
+  // return at once instead of waiting for the others in the communicator's first collective.
+  MPI_Comm fresh;
+  MPI_Comm_dup(MPI_COMM_WORLD, &fresh);
+  MPI_Comm_set_errhandler(fresh, MPI_ERRORS_RETURN);
+  if (g_rank == 0) {
+    int alone_class = MPI_SUCCESS;
+    MPI_Error_class(MPI_Gather(a, 1, MPI_INT, a, 1, MPI_INT, 0, fresh), &alone_class);
+    check(alone_class == MPI_ERR_BUFFER || g_size == 1,
+          "an aliased gather that only rank 0 calls returns MPI_ERR_BUFFER at once");
+  }
+  MPI_Comm_free(&fresh);
+
+  // Zero-size datatypes move nothing, leave the buffers untouched, and are no error.
+  MPI_Datatype empty;
+  MPI_Type_contiguous(0, MPI_INT, &empty);
+  MPI_Type_commit(&empty);
+  std::vector<int> untouched(64 * static_cast<std::size_t>(g_size), -5);
+  std::vector<int> counts(static_cast<std::size_t>(g_size), 10);
+  std::vector<int> zero_displs(static_cast<std::size_t>(g_size), 0);
+  int* u = untouched.data();
+  check(MPI_Bcast(u, 10, empty, 0, MPI_COMM_WORLD) == MPI_SUCCESS, "bcast of a zero-size type");
+  check(MPI_Scatter(u, 10, empty, u + 1, 10, empty, 0, MPI_COMM_WORLD) == MPI_SUCCESS,
+        "scatter of a zero-size type");
+  check(MPI_Gather(u + 1, 10, empty, u, 10, empty, 0, MPI_COMM_WORLD) == MPI_SUCCESS,
+        "gather of a zero-size type");
+  check(MPI_Scatterv(u, counts.data(), zero_displs.data(), empty, u + 1, 10, empty, 0,
+                     MPI_COMM_WORLD) == MPI_SUCCESS,
+        "scatterv of a zero-size type");
+  check(MPI_Gatherv(u + 1, 10, empty, u, counts.data(), zero_displs.data(), empty, 0,
+                    MPI_COMM_WORLD) == MPI_SUCCESS,
+        "gatherv of a zero-size type");
+  bool intact = true;
+  for (int x : untouched) intact = intact && x == -5;
+  check(intact, "zero-size types leave the buffers untouched");
+  MPI_Type_free(&empty);
 }
 
 void errors_fatal() {
@@ -353,6 +529,8 @@ int main(int argc, char** argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &g_size);
   if (mode == "errors-return")
     errors_return();
+  else if (mode == "error-classes")
+    error_classes();
   else if (mode == "errors-fatal")
     errors_fatal();
   else if (mode == "dup-loop")
