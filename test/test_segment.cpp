@@ -1,9 +1,19 @@
-// The segment: exclusive creation with mode 0600, validation on attach, the /dev/shm room check.
+// The segment: exclusive creation with mode 0600, validation on attach, the /dev/shm room check,
+// the sweep of segments killed jobs left behind.
 #include <doctest/doctest.h>
 #include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <ctime>
+#include <filesystem>
 
 #include "launch/job.hpp"
 #include "segment/segment.hpp"
+#include "segment/stale_segments.hpp"
+#include "sync/liveness.hpp"
 #include "shmcoll/error.hpp"
 
 namespace shmcoll::segment {
@@ -83,6 +93,89 @@ TEST_CASE("a segment larger than /dev/shm's free space is refused before mapping
   CHECK(m.find("/dev/shm has only") != std::string::npos);
   struct stat st {};
   CHECK(stat(("/dev/shm/" + name).c_str(), &st) != 0);
+}
+
+}  // namespace shmcoll::segment
+
+namespace shmcoll::segment {
+namespace {
+
+// A file shaped like a team segment's header in `dir`, as a creator would leave it.
+// `complete`: as the creator leaves it at the end; otherwise only stamped with the creator.
+void write_header(const std::string& dir, const std::string& name, bool complete, pid_t creator,
+                  std::uint64_t start_ticks) {
+  SegmentHeader h{};
+  h.creator_pid = creator;
+  h.creator_start_ticks = start_ticks;
+  if (complete) {
+    h.magic = kMagic;
+    h.version = kVersion;
+    h.ready.store(1);
+  }
+  FILE* f = std::fopen((dir + "/" + name).c_str(), "wb");
+  REQUIRE(f != nullptr);
+  std::fwrite(&h, sizeof h, 1, f);
+  std::fclose(f);
+}
+
+pid_t ended_process() {
+  const pid_t child = fork();
+  if (child == 0) _exit(0);
+  int status = 0;
+  waitpid(child, &status, 0);
+  return child;
+}
+
+}  // namespace
+
+TEST_CASE("stale segments: those whose creator ended are removed, live ones stay") {
+  char dir_template[] = "/tmp/shmcoll-stale-XXXXXX";
+  REQUIRE(mkdtemp(dir_template) != nullptr);
+  const std::string dir = dir_template;
+  const std::string prefix = "shmcoll-" + std::to_string(getuid()) + "-test-";
+  auto named = [&](const char* what) { return prefix + what + "-00000000000000ab"; };
+  const pid_t me = getpid();
+  const std::uint64_t my_start = sync::process_start_ticks(me);
+  REQUIRE(my_start > 0);
+  write_header(dir, named("live"), true, me, my_start);
+  write_header(dir, named("live-stamped"), false, me, my_start);  // still reserving its pages
+  write_header(dir, named("ended"), true, ended_process(), 1);
+  write_header(dir, named("ended-stamped"), false, ended_process(), 1);  // killed while creating
+  write_header(dir, named("pid-reused"), true, me, my_start + 1);  // another process, same pid
+  write_header(dir, named("unstamped"), false, 0, 0);
+  write_header(dir, named("unstamped-old"), false, 0, 0);
+  const std::string old = dir + "/" + named("unstamped-old");
+  const timeval long_ago[2] = {{std::time(nullptr) - kIncompleteAgeSeconds - 60, 0},
+                               {std::time(nullptr) - kIncompleteAgeSeconds - 60, 0}};
+  REQUIRE(utimes(old.c_str(), long_ago) == 0);
+  // Not team segments: another name, and a shared buffer's region (no header).
+  write_header(dir, "shmcoll-other-name", true, ended_process(), 1);
+  write_header(dir, named("ended") + "-b1", true, ended_process(), 1);
+
+  const std::vector<std::string> stale_ones = {named("ended"), named("ended-stamped"),
+                                               named("pid-reused"), named("unstamped-old")};
+  int stale = 0;
+  for (const SegmentEntry& e : list_segments(dir)) {
+    INFO(e.name << ": " << e.state);
+    stale += e.stale ? 1 : 0;
+    CHECK(e.stale == (std::find(stale_ones.begin(), stale_ones.end(), e.name) != stale_ones.end()));
+  }
+  CHECK(stale == 4);
+  CHECK(remove_stale_segments(dir) == 4);
+  auto exists = [&](const std::string& name) { return access((dir + "/" + name).c_str(), F_OK) == 0; };
+  for (const std::string& name : stale_ones) CHECK_FALSE(exists(name));
+  for (const std::string& name : {named("live"), named("live-stamped"), named("unstamped"),
+                                  std::string("shmcoll-other-name"), named("ended") + "-b1"})
+    CHECK(exists(name));
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("stale segments: a forming team's segment in /dev/shm survives the sweep") {
+  const std::string name = make_segment_name(launch::make_job_id());
+  Segment created = Segment::create(name, Geometry{2, 2, 4096});
+  remove_stale_segments();
+  CHECK(access(("/dev/shm/" + name).c_str(), F_OK) == 0);
+  Segment::remove(name);
 }
 
 }  // namespace shmcoll::segment

@@ -1,6 +1,7 @@
 // shmcoll-info: prints the configuration parameters (name, default, current value, meaning),
 // the segment size a team of a given size would map, and the topology with the tree a
-// collective would use for a given number of ranks and root.
+// collective would use for a given number of ranks and root; lists the team segments in
+// /dev/shm and removes those killed jobs left behind.
 #include <sched.h>
 
 #include <algorithm>
@@ -12,6 +13,8 @@
 #include "coll/registry.hpp"
 #include "copy/cross_process.hpp"
 #include "segment/layout.hpp"
+#include "segment/segment.hpp"
+#include "segment/stale_segments.hpp"
 #include "shmcoll/shmcoll.hpp"
 #include "topology/discovery.hpp"
 #include "tree_png.hpp"
@@ -21,6 +24,7 @@ namespace {
 const char* kUsage =
     "usage: shmcoll-info [--segment-size RANKS] [--ranks N [--root R] [--png FILE]]\n"
     "                    [--topology SPEC]\n"
+    "       shmcoll-info --segments | --remove-stale\n"
     "\n"
     "Prints every SHMCOLL_* parameter with its default and its value in this environment.\n"
     "  --segment-size RANKS  also the bytes of shared memory a team of RANKS maps\n"
@@ -31,7 +35,25 @@ const char* kUsage =
     "                        takes at each size on such a team\n"
     "  --png FILE            also draw that tree into FILE (with gnuplot)\n"
     "  --topology SPEC       an hwloc synthetic description (\"package:2 numa:2 core:4 pu:1\")\n"
-    "                        or an XML file, instead of SHMCOLL_TOPOLOGY / this machine\n";
+    "                        or an XML file, instead of SHMCOLL_TOPOLOGY / this machine\n"
+    "  --segments            list this user's team segments in /dev/shm: a team's segment has\n"
+    "                        a name only while the team forms, so one that stays is stale\n"
+    "                        once its creator has ended (a job killed while forming a team)\n"
+    "  --remove-stale        remove the stale ones (teams formed later do so too)\n";
+
+// --segments and --remove-stale.
+int segments(bool remove) {
+  namespace seg = shmcoll::segment;
+  const std::vector<seg::SegmentEntry> entries = seg::list_segments();
+  if (entries.empty()) std::printf("no team segments of this user in /dev/shm\n");
+  for (const seg::SegmentEntry& e : entries) {
+    const bool removing = remove && e.stale;
+    if (removing) seg::Segment::remove(e.name);
+    std::printf("%s  %llu bytes  %s%s\n", e.name.c_str(), static_cast<unsigned long long>(e.bytes),
+                e.state.c_str(), removing ? ": removed" : "");
+  }
+  return 0;
+}
 
 int available_cpus() {
   cpu_set_t set;
@@ -124,6 +146,8 @@ int main(int argc, char** argv) {
       root = std::atoi(value().c_str());
     } else if (a == "--png") {
       png = value();
+    } else if (a == "--segments" || a == "--remove-stale") {
+      return segments(a == "--remove-stale");
     } else if (a == "--topology") {
       topology_spec = value();
       topology_given = true;

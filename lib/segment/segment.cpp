@@ -7,11 +7,14 @@
 
 #include <boost/interprocess/shared_memory_object.hpp>
 #include <cerrno>
+#include <cstddef>
 #include <cstdio>
 #include <cstring>
 #include <new>
 
 #include "segment/shared_region.hpp"
+#include "segment/stale_segments.hpp"
+#include "sync/liveness.hpp"
 #include "shmcoll/error.hpp"
 
 namespace shmcoll::segment {
@@ -30,9 +33,17 @@ auto boost_call(const std::string& what, F&& f) {
   }
 }
 
+// This process's start time, read once: a creator stamps it before anything else.
+std::uint64_t own_start_ticks() {
+  static const std::uint64_t ticks = sync::process_start_ticks(getpid());
+  return ticks;
+}
+
 }  // namespace
 
 Segment Segment::create(const std::string& name, const Geometry& geometry, const RankNodes& nodes) {
+  remove_stale_segments_once();
+  own_start_ticks();  // read before the name exists
   const std::uint64_t total = geometry.total_bytes();
   PlacementOutcome placement;
   bip::shared_memory_object shm = create_reserved_object(
@@ -40,6 +51,17 @@ Segment Segment::create(const std::string& name, const Geometry& geometry, const
       "; enlarge /dev/shm (docker: --shm-size) or lower SHMCOLL_SLOT_BYTES / SHMCOLL_SLOTS",
       [&](int fd) {
         if (!nodes.empty()) placement = prefer_rank_nodes(fd, geometry, nodes);
+      },
+      [&](int fd) {
+        // Who creates it, first of all (the pages are reserved later, which takes longest): a
+        // creator killed from here on is recognized by remove_stale_segments. The header's
+        // other fields stay zero until the header is complete.
+        SegmentHeader stamp{};
+        stamp.creator_pid = static_cast<std::int32_t>(getpid());
+        stamp.creator_start_ticks = own_start_ticks();
+        if (pwrite(fd, &stamp, sizeof stamp, 0) != static_cast<ssize_t>(sizeof stamp)) {
+          // Only the sweep of stale segments loses: it then waits kIncompleteAgeSeconds.
+        }
       });
   try {
     Segment seg;
@@ -55,6 +77,7 @@ Segment Segment::create(const std::string& name, const Geometry& geometry, const
     h.slot_bytes = geometry.slot_bytes;
     h.slots = geometry.slots;
     h.creator_pid = static_cast<std::int32_t>(getpid());
+    h.creator_start_ticks = own_start_ticks();
     h.ranks_offset = geometry.ranks_offset();
     h.rank_stride = geometry.rank_stride();
     // release: every header field above becomes visible to an attacher that acquires `ready`.

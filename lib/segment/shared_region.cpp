@@ -21,7 +21,8 @@ std::string describe(const std::string& name) { return "shared buffer '" + name 
 
 bip::shared_memory_object create_reserved_object(
     const std::string& name, std::uint64_t bytes, const std::string& what,
-    const std::string& advice, const std::function<void(int fd)>& before_reserve) {
+    const std::string& advice, const std::function<void(int fd)>& before_reserve,
+    const std::function<void(int fd)>& on_created) {
   struct statvfs fs {};
   if (statvfs("/dev/shm", &fs) == 0) {  // no /dev/shm to inspect: fallocate decides
     const std::uint64_t avail = std::uint64_t{fs.f_bavail} * fs.f_frsize;
@@ -43,6 +44,7 @@ bip::shared_memory_object create_reserved_object(
     // The process umask may have narrowed the mode; it can never have widened it, but make the
     // intent explicit and independent of the umask.
     fchmod(shm.get_mapping_handle().handle, 0600);
+    if (on_created) on_created(shm.get_mapping_handle().handle);
     shm.truncate(static_cast<bip::offset_t>(bytes));
     if (before_reserve) before_reserve(shm.get_mapping_handle().handle);
     if (int err = posix_fallocate(shm.get_mapping_handle().handle, 0, static_cast<off_t>(bytes))) {

@@ -15,11 +15,13 @@ namespace shmcoll::segment {
 // Creates `name` exclusively with mode 0600, `bytes` long, every page reserved now: tmpfs
 // otherwise allocates on first touch, and a full /dev/shm would kill a process with SIGBUS in
 // the middle of a collective. Throws SegmentError naming `what` (a room shortfall followed by
-// `advice`); the name is removed again on any failure after it was created. `before_reserve`
-// runs on the sized object's descriptor before its pages are reserved (memory policies).
+// `advice`); the name is removed again on any failure after it was created. `on_created` runs
+// on the descriptor right after the object is created, before it is sized; `before_reserve`
+// on the sized object's descriptor before its pages are reserved (memory policies).
 boost::interprocess::shared_memory_object create_reserved_object(
     const std::string& name, std::uint64_t bytes, const std::string& what,
-    const std::string& advice, const std::function<void(int fd)>& before_reserve = {});
+    const std::string& advice, const std::function<void(int fd)>& before_reserve = {},
+    const std::function<void(int fd)>& on_created = {});
 
 class SharedRegion {
  public:

@@ -8,4 +8,9 @@ namespace shmcoll::sync {
 
 bool process_alive(pid_t pid);
 
+// When `pid` started, in clock ticks after boot (/proc/<pid>/stat, field 22): with the pid it
+// names one process, whatever process gets the pid later. 0 when there is no such process or
+// /proc cannot tell.
+unsigned long long process_start_ticks(pid_t pid);
+
 }  // namespace shmcoll::sync
