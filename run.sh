@@ -52,7 +52,9 @@ case "${1:-}" in
     # uninstrumented MPI programs). A sanitizer report fails the test it happens in.
     sanitized_suite "${build_dir}-asan" address,undefined "${@:2}"
     TSAN_OPTIONS=halt_on_error=1 sanitized_suite "${build_dir}-tsan" thread "${@:2}"
-    leftover=$(ls /dev/shm 2>/dev/null | grep '^shmcoll-' || true)
+    # Segments whose creator has ended: what a test left behind. (Another job's team forming
+    # right now has a name in /dev/shm too, with its creator running.)
+    leftover=$("$build_dir/tools/shmcoll-info" --segments | grep ' stale: ' || true)
     if [ -n "$leftover" ]; then
       echo "run.sh: shared segments left in /dev/shm: $leftover" >&2
       exit 1
