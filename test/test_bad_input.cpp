@@ -804,4 +804,45 @@ TEST_CASE("bad input: the same rank joining twice, on every rank") {
                       "joined as rank 1, which another process also claims (rank joined twice)");
 }
 
+TEST_CASE("bad input: a rank that skipped a collective is reported when the team ends") {
+  // Deferred checks compare no operation a rank never called: rank 3 skips the second
+  // broadcast, which the root leaves without waiting for it. The ranks that leave after rank 3
+  // find the difference; rank 3, which leaves first, finds nothing to compare.
+  Options options = test_options();
+  options.checks = CheckLevel::kDeferred;
+  std::string job;
+  const launch::JobOutcome outcome = run_ranks(
+      {.nranks = kRanks, .deadline_s = 60},
+      [&](RankContext& ctx) {
+        Team team(ctx.bootstrap, options);
+        auto v = ints(kN);
+        team.bcast(v.data(), kN, kInt32, 0);
+        if (ctx.rank == 3) {
+          team.leave();  // first, and with nothing to compare: no error
+          return;
+        }
+        team.bcast(v.data(), kN, kInt32, 0);
+        // After rank 3, one by one: rank 0 finds the difference, ranks 1 and 2 hear of it.
+        std::this_thread::sleep_for(std::chrono::milliseconds(200 * (ctx.rank + 1)));
+        try {
+          team.leave();
+          ctx.fail("leave() found no difference");
+        } catch (const InvalidArgument& e) {
+          const char* needle = "rank 3 after 1, rank 0 after 2 (seen by rank 0 as it left)";
+          if (std::strstr(e.what(), needle) == nullptr)
+            ctx.fail("message \"%s\" lacks \"%s\"", e.what(), needle);
+          if (e.cause() != Cause::kCollectiveMismatch) ctx.fail("cause %d", static_cast<int>(e.cause()));
+        }
+        try {
+          team.barrier();
+          ctx.fail("a collective after leave() ran");
+        } catch (const InvalidArgument&) {
+        }
+      },
+      &job);
+  INFO(outcome.summary());
+  CHECK(outcome.succeeded());
+  CHECK(leftover_segments(job).empty());
+}
+
 }  // namespace shmcoll::test

@@ -4,6 +4,8 @@
 // recorded team-wide before it propagates.
 #include "shmcoll/team.hpp"
 
+#include <cstdio>
+
 #include "coll/barrier.hpp"
 #include "coll/bcast.hpp"
 #include "coll/gather.hpp"
@@ -53,7 +55,19 @@ Request start_op(TeamImpl& team, ProgressEngine& engine, Args&&... args) {
 Team::Team(Bootstrap& bootstrap, const Options& options)
     : impl_(std::make_unique<TeamImpl>(bootstrap, options)),
       engine_(std::make_unique<ProgressEngine>(*impl_, options.progress_thread)) {}
-Team::~Team() = default;
+Team::~Team() {
+  if (!impl_) return;  // moved from
+  try {
+    leave();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "shmcoll: rank %d: %s\n", impl_->rank(), e.what());
+  }
+}
+
+void Team::leave() {
+  auto guard = engine_->lock();
+  impl_->leave();
+}
 Team::Team(Team&&) noexcept = default;
 Team& Team::operator=(Team&&) noexcept = default;
 

@@ -5,7 +5,9 @@
 
 #include <algorithm>
 #include <cstring>
+#include <map>
 
+#include "core/text.hpp"
 #include "core/operation.hpp"
 #include "core/validation.hpp"
 #include "sync/liveness.hpp"
@@ -46,6 +48,32 @@ TeamImpl::~TeamImpl() {
     } catch (const Error&) {  // recorded for the team by fail(); nobody here to throw to
     }
   }
+}
+
+void TeamImpl::leave() {
+  if (left_) return;
+  left_ = true;
+  const std::uint64_t mine = op_ + 1;
+  // release: pairs with the acquire below on the ranks that leave later.
+  area(rank_).progress().left_after.store(mine, std::memory_order_release);
+  if (aborted_) return;  // this rank has raised the team's error already
+  check_aborted();       // one a peer found that this rank has not heard of
+  // The count each rank left with, as far as this rank knows: its own and those that left.
+  std::map<std::uint64_t, std::vector<int>> ranks_by_count;
+  for (int r = 0; r < size_; ++r) {
+    const std::uint64_t left = area(r).progress().left_after.load(std::memory_order_acquire);
+    if (left != 0) ranks_by_count[left - 1].push_back(r);
+  }
+  if (ranks_by_count.size() <= 1) return;
+  std::string text = "ranks left the team after different numbers of collectives:";
+  const char* separator = " ";
+  for (const auto& [count, ranks] : ranks_by_count) {
+    text += separator + rank_list(ranks) + " after " + std::to_string(count);
+    separator = ", ";
+  }
+  text += " (seen by rank " + std::to_string(rank_) + " as it left)";
+  record_abort(Status::kInvalidArgument, text, Cause::kCollectiveMismatch);
+  throw InvalidArgument(text, Cause::kCollectiveMismatch);
 }
 
 void TeamImpl::defer_root_check(std::uint64_t op, const OpSignature& sig,
@@ -109,6 +137,8 @@ bool TeamImpl::shared_copy_beyond_minimum(Kind kind, std::uint64_t bytes, int ro
 }
 
 std::uint64_t TeamImpl::next_op() {
+  if (left_) [[unlikely]]
+    throw InvalidArgument("rank " + std::to_string(rank_) + " called a collective after it left the team");
   check_aborted();
   if (op_ >= sync::kMaxOperation) {
     fail(Status::kInternal, "team exhausted its operation counter; form a new team");

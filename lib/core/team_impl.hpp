@@ -241,8 +241,16 @@ class TeamImpl final : public sync::WaitObserver {
 
   // Runs `op` to completion (the blocking driver). Any error aborts the team.
   void run(CollectiveOp& op);
-  // Numbers the next operation; throws if the team was aborted.
+  // Numbers the next operation; throws if the team was aborted or this rank left it.
   std::uint64_t next_op();
+  // Publishes how many operations this rank ran and compares it with the ranks that left
+  // before: every pair of ranks is compared by the later of the two to leave, so that a rank
+  // that ran fewer or more collectives than another is found at the latest when the team ends
+  // (deferred checks never compare an operation a rank skipped). Throws InvalidArgument
+  // (Cause::kCollectiveMismatch) naming the ranks and their counts, recorded for the ranks still
+  // in the team. Raises the team's error instead where a peer recorded one this rank has not
+  // raised yet (under deferred checks, one found after this rank's last call). Idempotent.
+  void leave();
   // The last operation numbered.
   std::uint64_t last_op() const { return op_; }
 
@@ -371,6 +379,7 @@ class TeamImpl final : public sync::WaitObserver {
   std::vector<std::uint64_t> seen_progress_;  // see progress_reached
   sync::WaitPolicy policy_;
   std::uint64_t op_ = 0;
+  bool left_ = false;
   DeferredRootCheck deferred_root_check_;
   bool aborted_ = false;
   bool wake_pending_ = false;        // published since the last wake_sleepers()

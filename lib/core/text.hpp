@@ -5,6 +5,7 @@
 #include <concepts>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace shmcoll {
 
@@ -19,6 +20,20 @@ template <class... Parts>
 std::string concat(const Parts&... parts) {
   std::string s;
   (text_detail::append(s, parts), ...);
+  return s;
+}
+
+// Ranks in increasing order as a reader wants them: "rank 3", "ranks 0-2", "ranks 0, 2, 5-7".
+inline std::string rank_list(const std::vector<int>& ranks) {
+  std::string s = ranks.size() == 1 ? "rank " : "ranks ";
+  for (std::size_t i = 0; i < ranks.size();) {
+    std::size_t j = i;
+    while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1) ++j;
+    if (i > 0) s += ", ";
+    s += std::to_string(ranks[i]);
+    if (j > i) s += "-" + std::to_string(ranks[j]);
+    i = j + 1;
+  }
   return s;
 }
 

@@ -24,7 +24,17 @@ int delete_state(MPI_Comm, int, void* value, void*) {
   // state_of sees the new count (write-read coherence). A thread that uses a communicator
   // while another frees it was erroneous before the cache too.
   states_deleted.fetch_add(1, std::memory_order_relaxed);
-  delete static_cast<CommState*>(value);
+  auto* state = static_cast<CommState*>(value);
+  if (state->team) {
+    // The team ends with the communicator (MPI_Comm_free, MPI_Finalize): a rank that ran
+    // another number of collectives on it than its peers is found now at the latest.
+    try {
+      state->team->leave();
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "shmcoll-mpi: when the communicator was freed: %s\n", e.what());
+    }
+  }
+  delete state;
   return MPI_SUCCESS;
 }
 

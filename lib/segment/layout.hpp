@@ -110,6 +110,9 @@ struct alignas(kCacheLine) ProgressLine {
   // A broadcast pair's root: where it staged the head of the message for its peer
   // (coll/broadcast_split.hpp), valid once `tag` shows step_consumed(0) of that operation.
   std::atomic<std::uint64_t> staged_address;
+  // 0 while this rank is in the team; 1 + the number of operations it ran once it has left
+  // (TeamImpl::leave), for the ranks that leave after it to compare with their own.
+  std::atomic<std::uint64_t> left_after;
 };
 static_assert(sizeof(ProgressLine) == kCacheLine);
 

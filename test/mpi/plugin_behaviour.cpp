@@ -7,6 +7,8 @@
 //                     shmcoll's message, aliased buffers are reported, a locally wrong call
 //                     returns before the communicator's first collective, and zero-size
 //                     datatypes move nothing without an error
+//   skipped-collective  4 ranks, deferred checks: rank 3 skips a broadcast; the others report it
+//                     when the communicator is freed
 //   errors-fatal      MPI_ERRORS_ARE_FATAL (the default): a root mismatch aborts with a message
 //   dup-loop N        N cycles of MPI_Comm_dup / MPI_Bcast / MPI_Comm_free leak no memory, no file
 //                     descriptors and no /dev/shm files (numbers printed by rank 0)
@@ -295,6 +297,20 @@ void error_classes() {
   MPI_Type_free(&empty);
 }
 
+// Deferred checks, 4 ranks: rank 3 skips the second of two broadcasts on a communicator. The
+// others find it when they free the communicator, after rank 3 has: each prints one line
+// naming the ranks and their counts (the test's regular expression counts them).
+void skipped_collective() {
+  setenv("SHMCOLL_CHECKS", "deferred", 1);
+  MPI_Comm comm;
+  MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+  int v = g_rank == 0 ? 5 : 0;
+  check(MPI_Bcast(&v, 1, MPI_INT, 0, comm) == MPI_SUCCESS && v == 5, "the first broadcast");
+  if (g_rank != 3) MPI_Bcast(&v, 1, MPI_INT, 0, comm);
+  if (g_rank != 3) usleep(300'000);  // rank 3 frees it first
+  MPI_Comm_free(&comm);
+}
+
 void errors_fatal() {
   std::vector<int> v(64, g_rank);
   MPI_Bcast(v.data(), 64, MPI_INT, 0, MPI_COMM_WORLD);
@@ -531,6 +547,8 @@ int main(int argc, char** argv) {
     errors_return();
   else if (mode == "error-classes")
     error_classes();
+  else if (mode == "skipped-collective")
+    skipped_collective();
   else if (mode == "errors-fatal")
     errors_fatal();
   else if (mode == "dup-loop")
