@@ -337,6 +337,16 @@ void TeamImpl::check_peer_in_slow_wait(const sync::WaitTarget& target) {
              " finished the operation without sending the data rank " + std::to_string(rank_) +
              " waits for; the ranks disagree on the collective, its root or its counts");
   }
+  // A peer that left the team (TeamImpl::leave) never gets to this operation.
+  const std::uint64_t left = area(target.peer).progress().left_after.load(std::memory_order_acquire);
+  if (left != 0 && left - 1 < op && !sync::reached(target)) {
+    fail(Status::kInvalidArgument,
+         "rank " + std::to_string(target.peer) + " left the team after " +
+             std::to_string(left - 1) + " collectives while rank " + std::to_string(rank_) +
+             " waited for it in " + kind_name(current_->signature().kind) + " (operation #" +
+             std::to_string(op) + ")",
+         Cause::kCollectiveMismatch);
+  }
 }
 
 }  // namespace shmcoll

@@ -7,6 +7,7 @@ extern "C" int MPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int roo
   return serve(
       "MPI_Bcast", Coll::kBcast, comm,
       [&](int rank, int size) { return check_bcast(rank, size, buffer, count, datatype, root); },
+      [&](int) { return count == 0; },
       [&](shmcoll::Team& team) {
         if (team.rank() == root) {
           SendView send;

@@ -207,6 +207,12 @@ int Call::reject(const ArgumentError& error) {
   return report(error.mpi_class, message);
 }
 
+int Call::skip() {
+  if (config().verbose) log_once("served by shmcoll (moves nothing: returns at once)");
+  stats().served++;
+  return MPI_SUCCESS;
+}
+
 Team* Call::engage() {
   ensure_decided(comm_, *state_);
   if (state_->mode == CommState::Mode::kFallback) {

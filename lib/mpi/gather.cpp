@@ -14,6 +14,7 @@ extern "C" int MPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendt
         return check_gather(rank, size, sendbuf, sendcount, sendtype, recvbuf, recvcount,
                             recvtype, root);
       },
+      [&](int rank) { return uniform_moves_nothing(rank, root, recvcount, sendcount); },
       [&](shmcoll::Team& team) {
         const bool in_place = sendbuf == MPI_IN_PLACE;
         if (team.rank() != root) {

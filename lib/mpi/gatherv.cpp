@@ -41,6 +41,7 @@ extern "C" int MPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype send
         return check_gatherv(rank, size, sendbuf, sendcount, sendtype, recvbuf, recvcounts,
                              recvtype, root);
       },
+      never_empty,
       [&](shmcoll::Team& team) {
         if (team.rank() == root) {
           return gatherv_at_root(team, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,

@@ -86,6 +86,8 @@ class Call {
   // waiting for this rank.
   int reject(const ArgumentError& error);
   Team* engage();
+  // Counts a call that moves nothing as served and returns MPI_SUCCESS (serve.hpp).
+  int skip();
   Team* team() const { return team_; }
   // Reports a shmcoll error through the communicator's error handler; returns the MPI code.
   int fail(const std::exception& e);

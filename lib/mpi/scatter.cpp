@@ -14,6 +14,7 @@ extern "C" int MPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype send
         return check_scatter(rank, size, sendbuf, sendcount, sendtype, recvbuf, recvcount,
                              recvtype, root);
       },
+      [&](int rank) { return uniform_moves_nothing(rank, root, sendcount, recvcount); },
       [&](shmcoll::Team& team) {
         const bool in_place = recvbuf == MPI_IN_PLACE;
         if (team.rank() != root) {

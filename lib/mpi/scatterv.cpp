@@ -38,6 +38,7 @@ extern "C" int MPI_Scatterv(const void* sendbuf, const int sendcounts[], const i
         return check_scatterv(rank, size, sendbuf, sendcounts, sendtype, recvbuf, recvcount,
                               recvtype, root);
       },
+      never_empty,
       [&](shmcoll::Team& team) {
         if (team.rank() == root) {
           return scatterv_from_root(team, sendbuf, sendcounts, displs, sendtype, recvbuf,

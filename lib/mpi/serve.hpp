@@ -9,16 +9,21 @@
 namespace shmcoll::mpi {
 
 // `check(rank, size)` returns the rank's own argument error, if any (local_checks.hpp); it runs
-// before anything collective. `body(team)` returns MPI_SUCCESS or the code of a local MPI
-// failure (which then ends the team for the other ranks too); `fallback()` calls PMPI.
-template <class Check, class Body, class Fallback>
-int serve(const char* function, Coll coll, MPI_Comm comm, Check&& check, Body&& body,
-          Fallback&& fallback) {
+// before anything collective. `moves_nothing(rank)` says whether the call, as this rank's
+// arguments describe it, moves no byte on any rank (see moves_nothing below); such a call
+// returns at once. `body(team)` returns MPI_SUCCESS or the code of a local MPI failure (which
+// then ends the team for the other ranks too); `fallback()` calls PMPI.
+template <class Check, class Empty, class Body, class Fallback>
+int serve(const char* function, Coll coll, MPI_Comm comm, Check&& check, Empty&& moves_nothing,
+          Body&& body, Fallback&& fallback) {
   try {
     Call call(function, coll, comm);
     if (call.to_pmpi()) return fallback();
-    if (LocalCheck problem = check(call.rank(), call.size())) [[unlikely]]
+    const int rank = call.rank();
+    if (LocalCheck problem = check(rank, call.size())) [[unlikely]]
       return call.reject(*problem);
+    if (moves_nothing(rank)) [[unlikely]]
+      return call.skip();
     Team* team = call.engage();
     if (team == nullptr) return fallback();
     try {
@@ -35,5 +40,16 @@ int serve(const char* function, Coll coll, MPI_Comm comm, Check&& check, Body&& 
     return MPI_ERR_INTERN;
   }
 }
+
+// Broadcast, scatter and gather whose count is 0 where this rank looks (the root's whole buffer,
+// or a rank's own block): MPI's matching signatures make it 0 on every rank, so no rank moves
+// anything and every rank returns at once, as the MPIs' own collectives do, without the team.
+// A rank whose count was not 0 runs the operation alone; the ranks' operations then no longer
+// pair up, which the next call's checks or Team::leave (when the communicator is freed) report.
+// The v-forms have no such rule: a rank's empty block says nothing of the others'.
+inline bool uniform_moves_nothing(int rank, int root, int root_count, int own_count) {
+  return (rank == root ? root_count : own_count) == 0;
+}
+inline bool never_empty(int) { return false; }
 
 }  // namespace shmcoll::mpi

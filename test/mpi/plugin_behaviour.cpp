@@ -9,6 +9,9 @@
 //                     datatypes move nothing without an error
 //   skipped-collective  4 ranks, deferred checks: rank 3 skips a broadcast; the others report it
 //                     when the communicator is freed
+//   empty-calls       broadcast, scatter and gather with count 0 return at once, without the
+//                     others; a root whose count was 0 while the others' was not is reported
+//                     to them when it frees the communicator
 //   errors-fatal      MPI_ERRORS_ARE_FATAL (the default): a root mismatch aborts with a message
 //   dup-loop N        N cycles of MPI_Comm_dup / MPI_Bcast / MPI_Comm_free leak no memory, no file
 //                     descriptors and no /dev/shm files (numbers printed by rank 0)
@@ -311,6 +314,46 @@ void skipped_collective() {
   MPI_Comm_free(&comm);
 }
 
+// Broadcast, scatter and gather with count 0 move nothing and return at once, without the
+// others: rank 1 makes its calls a second late. A root that then broadcasts 0 elements to ranks
+// expecting 1 returns at once too; the others learn of it when it frees the communicator.
+void empty_calls() {
+  MPI_Comm comm;
+  MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+  MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+  int v = 0, all[64] = {};
+  check(MPI_Bcast(&v, 1, MPI_INT, 0, comm) == MPI_SUCCESS, "a broadcast that forms the team");
+  unsigned long long served0 = 0, fallback0 = 0, served1 = 0, fallback1 = 0;
+  shmcoll_mpi_stats(&served0, &fallback0);
+  if (g_rank == 1) sleep(1);
+  const double t0 = MPI_Wtime();
+  bool ok = true;
+  for (int i = 0; i < 100; ++i) {
+    ok = ok && MPI_Bcast(&v, 0, MPI_INT, i % g_size, comm) == MPI_SUCCESS;
+    ok = ok && MPI_Scatter(all, 0, MPI_INT, &v, 0, MPI_INT, 0, comm) == MPI_SUCCESS;
+    ok = ok && MPI_Gather(&v, 0, MPI_INT, all, 0, MPI_INT, 0, comm) == MPI_SUCCESS;
+  }
+  const double elapsed = MPI_Wtime() - t0;
+  shmcoll_mpi_stats(&served1, &fallback1);
+  check(ok, "300 calls with count 0 succeed");
+  check(g_rank == 1 || elapsed < 0.5, "calls with count 0 do not wait for a rank a second late");
+  check(served1 - served0 == 300 && fallback1 == fallback0, "they count as served by shmcoll");
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (g_size > 1) {
+    if (g_rank == 0) {
+      check(MPI_Bcast(&v, 0, MPI_INT, 0, comm) == MPI_SUCCESS, "a root broadcasting nothing");
+    } else {
+      const int rc = MPI_Bcast(&v, 1, MPI_INT, 0, comm);
+      char text[MPI_MAX_ERROR_STRING] = {};
+      int length = 0;
+      MPI_Error_string(rc, text, &length);
+      check(rc != MPI_SUCCESS && std::strstr(text, "rank 0 left the team after 1 collectives"),
+            "a receiver of a root that broadcast nothing learns of it when the root leaves");
+    }
+  }
+  MPI_Comm_free(&comm);
+}
+
 void errors_fatal() {
   std::vector<int> v(64, g_rank);
   MPI_Bcast(v.data(), 64, MPI_INT, 0, MPI_COMM_WORLD);
@@ -549,6 +592,8 @@ int main(int argc, char** argv) {
     error_classes();
   else if (mode == "skipped-collective")
     skipped_collective();
+  else if (mode == "empty-calls")
+    empty_calls();
   else if (mode == "errors-fatal")
     errors_fatal();
   else if (mode == "dup-loop")
