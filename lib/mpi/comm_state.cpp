@@ -167,7 +167,7 @@ Team* team_of(MPI_Comm comm) {
 }
 
 Call::Call(const char* function, Coll coll, MPI_Comm comm)
-    : function_(function), coll_(coll), comm_(comm) {
+    : function_(function), comm_(comm) {
   const PluginConfig& cfg = config();  // first: it checks which MPI runs (check_mpi_library)
   if (comm == MPI_COMM_NULL) {
     to_pmpi_ = true;  // PMPI reports it

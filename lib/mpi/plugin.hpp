@@ -101,7 +101,6 @@ class Call {
   int report(int mpi_class, const std::string& message);
 
   const char* function_;
-  Coll coll_;
   MPI_Comm comm_;
   CommState* state_ = nullptr;
   Team* team_ = nullptr;
