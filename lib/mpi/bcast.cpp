@@ -6,7 +6,9 @@ extern "C" int MPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int roo
   using namespace shmcoll::mpi;
   return serve(
       "MPI_Bcast", Coll::kBcast, comm,
-      [&](int rank, int size) { return check_bcast(rank, size, buffer, count, datatype, root); },
+      [&](int rank, int size, LocalError& error) {
+        return check_bcast(rank, size, buffer, count, datatype, root, error);
+      },
       [&](int) { return count == 0; },
       [&](shmcoll::Team& team) {
         if (team.rank() == root) {

@@ -185,15 +185,13 @@ Call::Call(const char* function, Coll coll, MPI_Comm comm)
   to_pmpi_ = true;
 }
 
-int Call::rank() const {
-  if (state_->team) return state_->team->rank();
+int Call::pmpi_rank() const {
   int rank = 0;
   PMPI_Comm_rank(comm_, &rank);
   return rank;
 }
 
-int Call::size() const {
-  if (state_->team) return state_->team->size();
+int Call::pmpi_size() const {
   int size = 0;
   PMPI_Comm_size(comm_, &size);
   return size;
@@ -213,7 +211,7 @@ int Call::skip() {
   return MPI_SUCCESS;
 }
 
-Team* Call::engage() {
+Team* Call::engage_slow() {
   ensure_decided(comm_, *state_);
   if (state_->mode == CommState::Mode::kFallback) {
     log_once("falls back to PMPI: " + state_->fallback_reason);

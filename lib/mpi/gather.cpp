@@ -10,9 +10,9 @@ extern "C" int MPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendt
   using namespace shmcoll::mpi;
   return serve(
       "MPI_Gather", Coll::kGather, comm,
-      [&](int rank, int size) {
-        return check_gather(rank, size, sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                            recvtype, root);
+      [&](int rank, int size, LocalError& error) {
+        return check_rooted(false, rank, size, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                            recvtype, root, error);
       },
       [&](int rank) { return uniform_moves_nothing(rank, root, recvcount, sendcount); },
       [&](shmcoll::Team& team) {

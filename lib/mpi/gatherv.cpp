@@ -37,9 +37,9 @@ extern "C" int MPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype send
                            int root, MPI_Comm comm) {
   return serve(
       "MPI_Gatherv", Coll::kGatherv, comm,
-      [&](int rank, int size) {
+      [&](int rank, int size, LocalError& error) {
         return check_gatherv(rank, size, sendbuf, sendcount, sendtype, recvbuf, recvcounts,
-                             recvtype, root);
+                             recvtype, root, error);
       },
       never_empty,
       [&](shmcoll::Team& team) {

@@ -79,8 +79,8 @@ class Call {
   // the collective switched off.
   bool to_pmpi() const { return to_pmpi_; }
   // This rank and the communicator's size (the team's where there is one).
-  int rank() const;
-  int size() const;
+  int rank() const { return state_->team ? state_->team->rank() : pmpi_rank(); }
+  int size() const { return state_->team ? state_->team->size() : pmpi_size(); }
   // Returns a local argument error through the communicator's error handler. A team that
   // serves the communicator ends with it, so that the other ranks get the error too instead of
   // waiting for this rank.
@@ -99,6 +99,10 @@ class Call {
   // Calls the communicator's error handler with a code of `mpi_class` carrying `message`,
   // after dropping the team (unusable after an error on any rank); returns the code.
   int report(int mpi_class, const std::string& message);
+  int pmpi_rank() const;
+  int pmpi_size() const;
+  // engage() where the communicator is undecided, has no team, or calls are logged.
+  Team* engage_slow();
 
   const char* function_;
   MPI_Comm comm_;
@@ -113,6 +117,15 @@ struct Stats {
   std::atomic<std::uint64_t> fallback{0};
 };
 Stats& stats();
+
+inline Team* Call::engage() {
+  // The common case inline: the communicator is served and its team stands.
+  if (state_->mode == CommState::Mode::kShmcoll && state_->team && !config().verbose) [[likely]] {
+    stats().served++;
+    return team_ = state_->team.get();
+  }
+  return engage_slow();
+}
 
 // Releases the teams of MPI_COMM_WORLD and MPI_COMM_SELF (called before PMPI_Finalize).
 void release_predefined_communicators();

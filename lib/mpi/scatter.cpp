@@ -10,9 +10,9 @@ extern "C" int MPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype send
   using namespace shmcoll::mpi;
   return serve(
       "MPI_Scatter", Coll::kScatter, comm,
-      [&](int rank, int size) {
-        return check_scatter(rank, size, sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                             recvtype, root);
+      [&](int rank, int size, LocalError& error) {
+        return check_rooted(true, rank, size, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                            recvtype, root, error);
       },
       [&](int rank) { return uniform_moves_nothing(rank, root, sendcount, recvcount); },
       [&](shmcoll::Team& team) {

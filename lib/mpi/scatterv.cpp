@@ -34,9 +34,9 @@ extern "C" int MPI_Scatterv(const void* sendbuf, const int sendcounts[], const i
                             MPI_Datatype recvtype, int root, MPI_Comm comm) {
   return serve(
       "MPI_Scatterv", Coll::kScatterv, comm,
-      [&](int rank, int size) {
+      [&](int rank, int size, LocalError& error) {
         return check_scatterv(rank, size, sendbuf, sendcounts, sendtype, recvbuf, recvcount,
-                              recvtype, root);
+                              recvtype, root, error);
       },
       never_empty,
       [&](shmcoll::Team& team) {

@@ -8,8 +8,8 @@
 
 namespace shmcoll::mpi {
 
-// `check(rank, size)` returns the rank's own argument error, if any (local_checks.hpp); it runs
-// before anything collective. `moves_nothing(rank)` says whether the call, as this rank's
+// `check(rank, size, error)` says whether the rank's own arguments pass, and otherwise fills
+// `error` (local_checks.hpp); it runs before anything collective. `moves_nothing(rank)` says whether the call, as this rank's
 // arguments describe it, moves no byte on any rank (see moves_nothing below); such a call
 // returns at once. `body(team)` returns MPI_SUCCESS or the code of a local MPI failure (which
 // then ends the team for the other ranks too); `fallback()` calls PMPI.
@@ -20,8 +20,10 @@ int serve(const char* function, Coll coll, MPI_Comm comm, Check&& check, Empty&&
     Call call(function, coll, comm);
     if (call.to_pmpi()) return fallback();
     const int rank = call.rank();
-    if (LocalCheck problem = check(rank, call.size())) [[unlikely]]
-      return call.reject(*problem);
+    LocalError problem;
+    if (!check(rank, call.size(), problem)) [[unlikely]] {
+      if (problem) return call.reject(*problem);
+    }
     if (moves_nothing(rank)) [[unlikely]]
       return call.skip();
     Team* team = call.engage();
