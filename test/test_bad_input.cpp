@@ -113,12 +113,14 @@ std::vector<Count> packed_displs(Count c) {
 }  // namespace
 
 TEST_CASE("bad input: root out of range, on every rank") {
-  run_case({"root too large", {"root = 4 is outside the team [0, 4)"},
+  run_case({"root too large",
+            {"root = 4 is outside the team [0, 4)"},
             [](Team& t, RankContext&) {
               auto v = ints(kN);
               t.bcast(v.data(), kN, kInt32, 4);
             },
-            Status::kInvalidArgument, Cause::kRoot});
+            Status::kInvalidArgument,
+            Cause::kRoot});
   run_case({"negative root", {"root = -1 is outside the team"}, [](Team& t, RankContext&) {
               auto v = ints(kN);
               t.gather(v.data(), kN, kInt32, v.data(), kN, kInt32, -1);
@@ -127,19 +129,23 @@ TEST_CASE("bad input: root out of range, on every rank") {
 
 // Rank 2 names root 1, the others root 0.
 Case root_mismatch() {
-  return {"root mismatch", {"root mismatch", "root=0", "root=1"},
+  return {"root mismatch",
+          {"root mismatch", "root=0", "root=1"},
           [](Team& t, RankContext& ctx) {
             auto v = ints(kN);
             t.bcast(v.data(), kN, kInt32, ctx.rank == 2 ? 1 : 0);
           },
-          Status::kInvalidArgument, Cause::kRootMismatch};
+          Status::kInvalidArgument,
+          Cause::kRootMismatch};
 }
 
 TEST_CASE("bad input: different roots on different ranks") { run_case(root_mismatch()); }
 
 std::vector<Case> signature_mismatches() {
   std::vector<Case> cases;
-  cases.push_back({"bcast count", {"mismatch", "bytes"}, [](Team& t, RankContext& ctx) {
+  cases.push_back({"bcast count",
+                   {"mismatch", "bytes"},
+                   [](Team& t, RankContext& ctx) {
                      const Count n = ctx.rank == 3 ? kN + 1 : kN;
                      if (ctx.rank == 0) {
                        auto v = ints(static_cast<std::size_t>(n));
@@ -152,7 +158,8 @@ std::vector<Case> signature_mismatches() {
                        t.bcast(v.data(), n, kInt32, 0);
                      }
                    },
-                   Status::kInvalidArgument, Cause::kSizeMismatch});
+                   Status::kInvalidArgument,
+                   Cause::kSizeMismatch});
   cases.push_back({"scatter recvcount", {"mismatch", "bytes"}, [](Team& t, RankContext& ctx) {
                      const Count n = ctx.rank == 1 ? kN - 1 : kN;
                      auto send = ints(kRanks * kN);
@@ -520,12 +527,14 @@ TEST_CASE("deferred checks: ranks far apart in a long run of calls compare throu
 }
 
 TEST_CASE("bad input: negative and overflowing counts and displacements") {
-  run_case({"negative count", {"count = -3 is negative"},
+  run_case({"negative count",
+            {"count = -3 is negative"},
             [](Team& t, RankContext&) {
               auto v = ints(kN);
               t.bcast(v.data(), -3, kInt32, 0);
             },
-            Status::kInvalidArgument, Cause::kCount});
+            Status::kInvalidArgument,
+            Cause::kCount});
   run_case({"negative sendcounts entry",
             {"sendcounts[2] = -1 is negative"},
             [](Team& t, RankContext& ctx) {
@@ -609,7 +618,8 @@ TEST_CASE("bad input: null buffers and in-place off the root") {
               auto v = ints(kN);
               t.bcast(ctx.rank == 1 ? nullptr : v.data(), kN, kInt32, 0);
             },
-            Status::kInvalidArgument, Cause::kBuffer});
+            Status::kInvalidArgument,
+            Cause::kBuffer});
   run_case({"null gather recvbuf at the root", {"recvbuf is null"}, [](Team& t, RankContext&) {
               auto v = ints(kN);
               t.gather(v.data(), kN, kInt32, nullptr, kN, kInt32, 0);
@@ -831,7 +841,8 @@ TEST_CASE("bad input: a rank that skipped a collective is reported when the team
           const char* needle = "rank 3 after 1, rank 0 after 2 (seen by rank 0 as it left)";
           if (std::strstr(e.what(), needle) == nullptr)
             ctx.fail("message \"%s\" lacks \"%s\"", e.what(), needle);
-          if (e.cause() != Cause::kCollectiveMismatch) ctx.fail("cause %d", static_cast<int>(e.cause()));
+          if (e.cause() != Cause::kCollectiveMismatch)
+            ctx.fail("cause %d", static_cast<int>(e.cause()));
         }
         try {
           team.barrier();

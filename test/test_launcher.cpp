@@ -119,8 +119,8 @@ TEST_CASE("shmcoll-run: Ctrl-C stops the whole job") {
 }
 
 TEST_CASE("shmcoll-run: SIGTERM stops the whole job with status 143") {
-  const Run r = run_command("timeout --preserve-status -s TERM 1 " +
-                            std::string(SHMCOLL_RUN_PATH) + " -n 3 -- " + kProgram + " sleep");
+  const Run r = run_command("timeout --preserve-status -s TERM 1 " + std::string(SHMCOLL_RUN_PATH) +
+                            " -n 3 -- " + kProgram + " sleep");
   INFO(r.output);
   CHECK(r.status == 143);
   CHECK(r.output.find("SIGTERM") != std::string::npos);

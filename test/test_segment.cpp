@@ -13,8 +13,8 @@
 #include "launch/job.hpp"
 #include "segment/segment.hpp"
 #include "segment/stale_segments.hpp"
-#include "sync/liveness.hpp"
 #include "shmcoll/error.hpp"
+#include "sync/liveness.hpp"
 
 namespace shmcoll::segment {
 namespace {
@@ -162,7 +162,9 @@ TEST_CASE("stale segments: those whose creator ended are removed, live ones stay
   }
   CHECK(stale == 4);
   CHECK(remove_stale_segments(dir) == 4);
-  auto exists = [&](const std::string& name) { return access((dir + "/" + name).c_str(), F_OK) == 0; };
+  auto exists = [&](const std::string& name) {
+    return access((dir + "/" + name).c_str(), F_OK) == 0;
+  };
   for (const std::string& name : stale_ones) CHECK_FALSE(exists(name));
   for (const std::string& name : {named("live"), named("live-stamped"), named("unstamped"),
                                   std::string("shmcoll-other-name"), named("ended") + "-b1"})

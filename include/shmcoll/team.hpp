@@ -39,8 +39,9 @@ class Team {
   // before it, and throws InvalidArgument (Cause::kCollectiveMismatch) naming the ranks and
   // their counts where they differ; every pair of ranks is compared by the later of the two to
   // leave. It also raises an error a peer found that this rank has not raised yet (under
-  // deferred checks, one found after its last call). No collective may follow. The destructor calls it and prints such an error to
-  // stderr instead of throwing; call it to get the error as an exception.
+  // deferred checks, one found after its last call). No collective may follow. The destructor calls
+  // it and prints such an error to stderr instead of throwing; call it to get the error as an
+  // exception.
   void leave();
 
   int rank() const;

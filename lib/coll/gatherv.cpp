@@ -65,9 +65,10 @@ GathervOp::GathervOp(TeamImpl& team, const void* sendbuf, Count sendcount, Datat
     const std::uint64_t mine = validate::bytes(ctx, "sendcount", sendcount, sendtype);
     const std::uint64_t want = blocks[static_cast<std::size_t>(root)].bytes;
     if (mine != want) {
-      validate::invalid(ctx, "sendcount x sendtype = " + std::to_string(mine) +
-                                 " bytes but recvcounts[" + std::to_string(root) +
-                                 "] x recvtype = " + std::to_string(want) + " bytes",
+      validate::invalid(ctx,
+                        "sendcount x sendtype = " + std::to_string(mine) +
+                            " bytes but recvcounts[" + std::to_string(root) +
+                            "] x recvtype = " + std::to_string(want) + " bytes",
                         Cause::kSizeMismatch);
     }
     validate::buffer(ctx, "sendbuf", sendbuf, mine);
@@ -245,10 +246,11 @@ bool GathervOp::read_direct_entry(sync::WaitTarget& blocked_on) {
   // A rank that may copy straight between shared buffers learns here whether it does.
   const bool direct = (entry_.offset & GathervTableEntry::kDirect) != 0;
   if (entry_.bytes != sig_.bytes || (!direct && !shared_candidate_)) {
-    team_.fail(Status::kInvalidArgument, "type signature mismatch in " + where() +
-                                             ": the root expects " + std::to_string(entry_.bytes) +
-                                             " bytes (its recvcounts[" + std::to_string(me) +
-                                             "]), this rank sends " + sig_.describe_bytes(), Cause::kSizeMismatch);
+    team_.fail(Status::kInvalidArgument,
+               "type signature mismatch in " + where() + ": the root expects " +
+                   std::to_string(entry_.bytes) + " bytes (its recvcounts[" + std::to_string(me) +
+                   "]), this rank sends " + sig_.describe_bytes(),
+               Cause::kSizeMismatch);
   }
   return true;
 }

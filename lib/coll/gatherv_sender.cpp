@@ -56,7 +56,8 @@ bool GathervSenderOp::learn_root_size(sync::WaitTarget& blocked_on) {
                    "): the root expects " + std::to_string(sizes_.uniform) + " bytes from rank " +
                    std::to_string(team_.rank()) + " (its recvcounts[" +
                    std::to_string(team_.rank()) + "] x recvtype), this rank sends " +
-                   sig_.describe_bytes(), Cause::kSizeMismatch);
+                   sig_.describe_bytes(),
+               Cause::kSizeMismatch);
   }
   root_seen_ = true;
   return true;

@@ -52,7 +52,8 @@ bool RootShares::move(CollectiveOp& op, TeamImpl& team, bool into_peers,
                     std::to_string(op.signature().root) + ", operation #" +
                     std::to_string(op.op()) + "): rank " + std::to_string(b.peer) +
                     " left before the root's single copy of its block, so its collective, "
-                    "root or size differs from the root's", Cause::kSizeMismatch);
+                    "root or size differs from the root's",
+                Cause::kSizeMismatch);
     }
     if (!piece_.step(op, team, b.peer, arrival.address, arrival.shared_id, b.local, b.share,
                      into_peers, blocked_on))

@@ -21,9 +21,10 @@ std::uint64_t check_root(const validate::Context& ctx, CheckLevel checks, const 
     const std::uint64_t mine = validate::bytes(ctx, "recvcount", recvcount, recvtype);
     const std::uint64_t expected = blocks[static_cast<std::size_t>(ctx.root)].bytes;
     if (mine != expected) {
-      validate::invalid(ctx, "recvcount x recvtype = " + std::to_string(mine) +
-                                 " bytes but sendcounts[" + std::to_string(ctx.root) +
-                                 "] x sendtype = " + std::to_string(expected) + " bytes",
+      validate::invalid(ctx,
+                        "recvcount x recvtype = " + std::to_string(mine) +
+                            " bytes but sendcounts[" + std::to_string(ctx.root) +
+                            "] x sendtype = " + std::to_string(expected) + " bytes",
                         Cause::kSizeMismatch);
     }
     validate::buffer(ctx, "recvbuf", recvbuf, mine);

@@ -19,7 +19,8 @@ void fail_unusable(const CollectiveOp& op, TeamImpl& team, RecordUse use, const 
     team.fail(Status::kInvalidArgument,
               "type signature mismatch in " + where + ": the root sends " +
                   std::to_string(rec.bytes) + " bytes (its sendcounts[" +
-                  std::to_string(team.rank()) + "]), this rank receives " + sig.describe_bytes(), Cause::kSizeMismatch);
+                  std::to_string(team.rank()) + "]), this rank receives " + sig.describe_bytes(),
+              Cause::kSizeMismatch);
   }
   team.fail(Status::kInternal,
             "corrupt scatterv record in " + where + ": block at " + std::to_string(rec.where));

@@ -101,7 +101,8 @@ bool SingleCopyExchange::arrival_of(CollectiveOp& op, TeamImpl& team, int peer,
                 "): rank " + std::to_string(peer) +
                 " completed it through the slots, so its collective, root or size differs "
                 "from rank " +
-                std::to_string(team.rank()) + "'s " + op.signature().describe_bytes(), Cause::kSizeMismatch);
+                std::to_string(team.rank()) + "'s " + op.signature().describe_bytes(),
+            Cause::kSizeMismatch);
 }
 
 void SingleCopyExchange::transfer(const CollectiveOp& op, TeamImpl& team, int peer,

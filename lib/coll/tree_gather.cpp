@@ -194,7 +194,8 @@ void TreeGather::plan(TeamImpl& team, const CollectiveOp& op) {
                   concat("type signature mismatch in ", op.where(), " (operation #", op.op(),
                          "): the root receives ", tree_layout::block_bytes(want),
                          " bytes from rank ", r, " (its recvcounts[", r, "]), but rank ", r,
-                         " has ", tree_layout::block_bytes(sizes_[i]), " bytes"), Cause::kSizeMismatch);
+                         " has ", tree_layout::block_bytes(sizes_[i]), " bytes"),
+                  Cause::kSizeMismatch);
       }
     }
   }

@@ -130,7 +130,8 @@ void TreeScatter::plan_member(TeamImpl& team, const CollectiveOp& op) {
               concat("type signature mismatch in ", op.where(), " (operation #", op.op(),
                      ") on rank ", me_, ": the root sends ",
                      tree_layout::block_bytes(parent_sizes_[mine]), " bytes (its sendcounts[", me_,
-                     "]), this rank receives ", op.signature().describe_bytes()), Cause::kSizeMismatch);
+                     "]), this rank receives ", op.signature().describe_bytes()),
+              Cause::kSizeMismatch);
   }
   own_direct_ = tree_layout::is_direct(parent_sizes_[mine]);
   parent_stream_ = tree_layout::scatter_stream(parent_image_, with_table_ ? count : 0);

@@ -46,18 +46,21 @@ void CollectiveOp::compare_peer_signature(int peer, std::uint64_t packed,
     team_.fail(Status::kInvalidArgument,
                "collective mismatch" + opno + ": " + me + " called " + where() + ", " + them +
                    " called " + kind_name(kind) +
-                   (kind == Kind::kBarrier ? "" : " (root " + std::to_string(root) + ")"), Cause::kCollectiveMismatch);
+                   (kind == Kind::kBarrier ? "" : " (root " + std::to_string(root) + ")"),
+               Cause::kCollectiveMismatch);
   }
   if (root != sig_.root) {
-    team_.fail(Status::kInvalidArgument, std::string("root mismatch in ") + kind_name(kind) + opno +
-                                             ": " + me +
-                                             " passed root=" + std::to_string(sig_.root) + ", " +
-                                             them + " passed root=" + std::to_string(root), Cause::kRootMismatch);
+    team_.fail(Status::kInvalidArgument,
+               std::string("root mismatch in ") + kind_name(kind) + opno + ": " + me +
+                   " passed root=" + std::to_string(sig_.root) + ", " + them +
+                   " passed root=" + std::to_string(root),
+               Cause::kRootMismatch);
   }
   if (!bytes_match) {
-    team_.fail(Status::kInvalidArgument, "type signature mismatch in " + where() + opno + ": " +
-                                             expected_bytes_text(peer) + ", but " + them + " has " +
-                                             std::to_string(bytes) + " bytes", Cause::kSizeMismatch);
+    team_.fail(Status::kInvalidArgument,
+               "type signature mismatch in " + where() + opno + ": " + expected_bytes_text(peer) +
+                   ", but " + them + " has " + std::to_string(bytes) + " bytes",
+               Cause::kSizeMismatch);
   }
 }
 

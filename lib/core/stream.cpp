@@ -53,12 +53,11 @@ std::string chunk_problem_text(ChunkProblem problem, const PublishedChunk& chunk
   const std::uint64_t bytes = chunk.stream_bytes;
   const std::string arg =
       src.indexed ? concat(src.count_name, '[', src.writer, ']') : std::string(src.count_name);
-  return mismatch_text(
-      src, reader,
-      src.bytes_known
-          ? concat("sends ", bytes, " bytes, but rank ", reader, "'s ", arg, " x datatype gives ",
-                   src.bytes, " bytes")
-          : concat("sends ", bytes, " bytes, but at least ", end, " bytes were expected"));
+  return mismatch_text(src, reader,
+                       src.bytes_known ? concat("sends ", bytes, " bytes, but rank ", reader, "'s ",
+                                                arg, " x datatype gives ", src.bytes, " bytes")
+                                       : concat("sends ", bytes, " bytes, but at least ", end,
+                                                " bytes were expected"));
 }
 
 bool read_chunk(TeamImpl& team, const StreamSource& src, std::uint64_t c, std::uint64_t begin,

@@ -7,8 +7,8 @@
 #include <cstring>
 #include <map>
 
-#include "core/text.hpp"
 #include "core/operation.hpp"
+#include "core/text.hpp"
 #include "core/validation.hpp"
 #include "sync/liveness.hpp"
 
@@ -138,7 +138,8 @@ bool TeamImpl::shared_copy_beyond_minimum(Kind kind, std::uint64_t bytes, int ro
 
 std::uint64_t TeamImpl::next_op() {
   if (left_) [[unlikely]]
-    throw InvalidArgument("rank " + std::to_string(rank_) + " called a collective after it left the team");
+    throw InvalidArgument("rank " + std::to_string(rank_) +
+                          " called a collective after it left the team");
   check_aborted();
   if (op_ >= sync::kMaxOperation) {
     fail(Status::kInternal, "team exhausted its operation counter; form a new team");
@@ -338,7 +339,8 @@ void TeamImpl::check_peer_in_slow_wait(const sync::WaitTarget& target) {
              " waits for; the ranks disagree on the collective, its root or its counts");
   }
   // A peer that left the team (TeamImpl::leave) never gets to this operation.
-  const std::uint64_t left = area(target.peer).progress().left_after.load(std::memory_order_acquire);
+  const std::uint64_t left =
+      area(target.peer).progress().left_after.load(std::memory_order_acquire);
   if (left != 0 && left - 1 < op && !sync::reached(target)) {
     fail(Status::kInvalidArgument,
          "rank " + std::to_string(target.peer) + " left the team after " +

@@ -146,7 +146,8 @@ class TeamImpl final : public sync::WaitObserver {
   // took about 60 instructions of an 8-byte broadcast receiver's 1047).
   registry::Choice choose(Kind kind, std::uint64_t block_bytes, int root) {
     LastChoice& last = last_choices_[static_cast<std::size_t>(kind)];
-    if (last.root == root && last.bytes == block_bytes) [[likely]] return last.choice;
+    if (last.root == root && last.bytes == block_bytes) [[likely]]
+      return last.choice;
     last = {root, block_bytes, registry::choose(shape(root), kind, block_bytes)};
     return last.choice;
   }
@@ -354,7 +355,7 @@ class TeamImpl final : public sync::WaitObserver {
   };
   std::array<LastChoice, 8> last_choices_{};  // by kind; see choose
   static_assert(static_cast<std::size_t>(Kind::kGatherv) < 8, "last_choices_ holds every kind");
-  std::vector<LeafPlace> leaf_places_;                      // by root
+  std::vector<LeafPlace> leaf_places_;    // by root
   std::vector<std::int8_t> v_form_tree_;  // by root and kind: -1 not asked yet, 0 flat, 1 tree
   // 1 + the smallest scatterv [0] and gatherv [1] block that takes the single copy (0: not
   // known yet; blocks never exceed validate::kMaxBytes, so 1 + that means none does).

@@ -16,8 +16,9 @@ void invalid(const Context& ctx, const std::string& what, Cause cause) {
 }
 
 void root_out_of_range(const Context& ctx) {
-  invalid(ctx, "root = " + std::to_string(ctx.root) + " is outside the team [0, " +
-                   std::to_string(ctx.size) + ")",
+  invalid(ctx,
+          "root = " + std::to_string(ctx.root) + " is outside the team [0, " +
+              std::to_string(ctx.size) + ")",
           Cause::kRoot);
 }
 
@@ -68,8 +69,9 @@ std::uint64_t uniform_blocks(const Context& ctx, const Side& whole, const Side& 
   if (!in_place) {
     const std::uint64_t mine = bytes(ctx, own.count_name, own.count, own.type);
     if (mine != b) {
-      invalid(ctx, concat(own.count_name, " x datatype = ", mine, " bytes but ", whole.count_name,
-                          " x datatype = ", b, " bytes"),
+      invalid(ctx,
+              concat(own.count_name, " x datatype = ", mine, " bytes but ", whole.count_name,
+                     " x datatype = ", b, " bytes"),
               Cause::kSizeMismatch);
     }
     buffer(ctx, own.buffer_name, own.buffer, mine);
@@ -86,8 +88,9 @@ namespace {
   if (c < 0) invalid(ctx, concat(at(counts_name), " = ", c, " is negative"), Cause::kCount);
   std::uint64_t b = 0;
   if (__builtin_mul_overflow(static_cast<std::uint64_t>(c), type.size, &b) || b > kMaxBytes) {
-    invalid(ctx, concat(at(counts_name), " = ", c, " of ", type.size, "-byte ", type.name,
-                        " overflows the byte count"),
+    invalid(ctx,
+            concat(at(counts_name), " = ", c, " of ", type.size, "-byte ", type.name,
+                   " overflows the byte count"),
             Cause::kCount);
   }
   if (d < 0) invalid(ctx, concat(at(displs_name), " = ", d, " is negative"));

@@ -10,8 +10,8 @@
 
 #include "core/plan_vector.hpp"
 #include "core/signature.hpp"
-#include "shmcoll/error.hpp"
 #include "shmcoll/datatype.hpp"
+#include "shmcoll/error.hpp"
 #include "sync/tag.hpp"
 
 namespace shmcoll::validate {

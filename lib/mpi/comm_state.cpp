@@ -166,8 +166,7 @@ Team* team_of(MPI_Comm comm) {
   return state.mode == CommState::Mode::kShmcoll ? state.team.get() : nullptr;
 }
 
-Call::Call(const char* function, Coll coll, MPI_Comm comm)
-    : function_(function), comm_(comm) {
+Call::Call(const char* function, Coll coll, MPI_Comm comm) : function_(function), comm_(comm) {
   const PluginConfig& cfg = config();  // first: it checks which MPI runs (check_mpi_library)
   if (comm == MPI_COMM_NULL) {
     to_pmpi_ = true;  // PMPI reports it

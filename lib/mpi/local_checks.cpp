@@ -46,8 +46,7 @@ bool Checker::bad_counts(const char* counts_name, const int counts[], const char
 }
 
 bool Checker::in_place_off_root(const char* buffer_name) {
-  return fail(MPI_ERR_BUFFER, std::string(buffer_name) +
-                                  " is MPI_IN_PLACE, which only the root (" +
+  return fail(MPI_ERR_BUFFER, std::string(buffer_name) + " is MPI_IN_PLACE, which only the root (" +
                                   std::to_string(root_) + ") may pass");
 }
 

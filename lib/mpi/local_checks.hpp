@@ -74,8 +74,7 @@ class Checker {
   [[gnu::cold]] bool bad_side(const char* buffer_name, const char* count_name, int count,
                               const char* type_name, MPI_Datatype type);
   // Counts that passed have a null datatype.
-  [[gnu::cold]] bool bad_counts(const char* counts_name, const int counts[],
-                                const char* type_name);
+  [[gnu::cold]] bool bad_counts(const char* counts_name, const int counts[], const char* type_name);
   [[gnu::cold]] bool in_place_off_root(const char* buffer_name);
   [[gnu::cold]] bool aliased(const void* buffer, const char* in_place_buffer);
 
@@ -139,7 +138,8 @@ inline bool check_gatherv(int rank, int size, const void* sendbuf, int sendcount
   if (!in_place && !c.side("sendbuf", sendbuf, "sendcount", sendcount, "sendtype", sendtype))
     return false;
   if (!c.counts("recvcounts", recvcounts, "recvtype", recvtype)) return false;
-  return in_place || c.not_aliased(sendbuf, sendcount > 0, recvbuf, recvcounts[rank] > 0, "sendbuf");
+  return in_place ||
+         c.not_aliased(sendbuf, sendcount > 0, recvbuf, recvcounts[rank] > 0, "sendbuf");
 }
 
 }  // namespace shmcoll::mpi

@@ -9,10 +9,11 @@
 namespace shmcoll::mpi {
 
 // `check(rank, size, error)` says whether the rank's own arguments pass, and otherwise fills
-// `error` (local_checks.hpp); it runs before anything collective. `moves_nothing(rank)` says whether the call, as this rank's
-// arguments describe it, moves no byte on any rank (see moves_nothing below); such a call
-// returns at once. `body(team)` returns MPI_SUCCESS or the code of a local MPI failure (which
-// then ends the team for the other ranks too); `fallback()` calls PMPI.
+// `error` (local_checks.hpp); it runs before anything collective. `moves_nothing(rank)` says
+// whether the call, as this rank's arguments describe it, moves no byte on any rank (see
+// moves_nothing below); such a call returns at once. `body(team)` returns MPI_SUCCESS or the code
+// of a local MPI failure (which then ends the team for the other ranks too); `fallback()` calls
+// PMPI.
 template <class Check, class Empty, class Body, class Fallback>
 int serve(const char* function, Coll coll, MPI_Comm comm, Check&& check, Empty&& moves_nothing,
           Body&& body, Fallback&& fallback) {

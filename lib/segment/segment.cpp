@@ -14,8 +14,8 @@
 
 #include "segment/shared_region.hpp"
 #include "segment/stale_segments.hpp"
-#include "sync/liveness.hpp"
 #include "shmcoll/error.hpp"
+#include "sync/liveness.hpp"
 
 namespace shmcoll::segment {
 namespace bip = boost::interprocess;
@@ -76,8 +76,7 @@ Segment Segment::create(const std::string& name, const Geometry& geometry, const
     h.total_bytes = total;
     h.slot_bytes = geometry.slot_bytes;
     h.slots = geometry.slots;
-    h.creator_pid = static_cast<std::int32_t>(getpid());
-    h.creator_start_ticks = own_start_ticks();
+    // creator_pid and creator_start_ticks: stamped when the object was created (on_created).
     h.ranks_offset = geometry.ranks_offset();
     h.rank_stride = geometry.rank_stride();
     // release: every header field above becomes visible to an attacher that acquires `ready`.

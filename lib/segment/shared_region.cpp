@@ -19,10 +19,10 @@ std::string describe(const std::string& name) { return "shared buffer '" + name 
 
 }  // namespace
 
-bip::shared_memory_object create_reserved_object(
-    const std::string& name, std::uint64_t bytes, const std::string& what,
-    const std::string& advice, const std::function<void(int fd)>& before_reserve,
-    const std::function<void(int fd)>& on_created) {
+bip::shared_memory_object create_reserved_object(const std::string& name, std::uint64_t bytes,
+                                                 const std::string& what, const std::string& advice,
+                                                 const std::function<void(int fd)>& before_reserve,
+                                                 const std::function<void(int fd)>& on_created) {
   struct statvfs fs {};
   if (statvfs("/dev/shm", &fs) == 0) {  // no /dev/shm to inspect: fallocate decides
     const std::uint64_t avail = std::uint64_t{fs.f_bavail} * fs.f_frsize;

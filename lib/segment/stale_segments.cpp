@@ -59,15 +59,13 @@ SegmentEntry inspect(const std::string& directory, const std::string& name) {
     return entry;
   }
   const unsigned long long started = sync::process_start_ticks(entry.creator_pid);
-  const bool creator_runs =
-      entry.creator_pid > 0 && sync::process_alive(entry.creator_pid) &&
-      (creator_start_ticks == 0 || started == creator_start_ticks);
+  const bool creator_runs = entry.creator_pid > 0 && sync::process_alive(entry.creator_pid) &&
+                            (creator_start_ticks == 0 || started == creator_start_ticks);
   entry.stale = !creator_runs;
-  entry.state = creator_runs ? std::string(complete ? "forming" : "being created") +
-                                   ": its creator (pid " + std::to_string(entry.creator_pid) +
-                                   ") runs"
-                             : "stale: its creator (pid " + std::to_string(entry.creator_pid) +
-                                   ") has ended";
+  entry.state =
+      creator_runs ? std::string(complete ? "forming" : "being created") + ": its creator (pid " +
+                         std::to_string(entry.creator_pid) + ") runs"
+                   : "stale: its creator (pid " + std::to_string(entry.creator_pid) + ") has ended";
   return entry;
 }
 
@@ -92,7 +90,8 @@ std::vector<SegmentEntry> list_segments(const std::string& directory) {
   if (d == nullptr) return out;
   while (const dirent* e = readdir(d)) {
     const std::string name = e->d_name;
-    if (name.rfind(prefix, 0) == 0 && is_segment_name(name)) out.push_back(inspect(directory, name));
+    if (name.rfind(prefix, 0) == 0 && is_segment_name(name))
+      out.push_back(inspect(directory, name));
   }
   closedir(d);
   return out;

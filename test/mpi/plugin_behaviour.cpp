@@ -172,8 +172,7 @@ void expect_class(MPI_Comm comm, const char* what, int expected, bool run_native
     std::fprintf(stderr, "[rank %d] %s: then bcast gave %d (%s), value %d\n", g_rank, what, after,
                  after == MPI_SUCCESS ? "" : text, v);
   }
-  check(after == MPI_SUCCESS && v == 7,
-        (label + "the communicator works afterwards").c_str());
+  check(after == MPI_SUCCESS && v == 7, (label + "the communicator works afterwards").c_str());
 }
 
 void error_classes() {
