@@ -593,12 +593,37 @@ TEST_CASE("single copy: a root's copy weight follows who finished first, per kin
 }
 
 TEST_CASE("single copy: the cross-memory cost is measured, or 0 where CMA is refused") {
-  const double cost = copy::measure_cross_copy_cost();
+  const double cost = copy::measure_cross_copy_cost(Options::kSlowCrossCopyCost);
   CHECK(cost >= 0);
   if (cost > 0) {
     CHECK(cost < 1000);  // a ratio of two copies of one megabyte, not a time
     MESSAGE("cross-memory copy here: " << cost << "x memcpy per byte");
   }
+}
+
+TEST_CASE("single copy: the cross-memory cost is the rounds' median, measured longer near 2.5") {
+  using Rounds = copy::CrossCopyRounds;
+  constexpr double kDecisive = 2.5;
+  const auto settled = [](std::vector<double> ratios) {
+    return Rounds::settled(ratios, kDecisive);
+  };
+  // Too few rounds to judge, however clear.
+  CHECK(!settled({4.0, 4.0, 4.0}).has_value());
+  // One round in which the process lost its CPU moves nothing: 1.6, not the mean 3.3.
+  const auto preempted = settled({1.6, 1.5, 10.0, 1.7, 1.6});
+  REQUIRE(preempted.has_value());
+  CHECK(*preempted == doctest::Approx(1.6));
+  // Clearly slow: settled at once.
+  CHECK(settled({3.9, 4.1, 4.0, 3.8, 4.2}).value_or(0) == doctest::Approx(4.0));
+  // Near the decisive ratio: more rounds, until the median leaves the margin or the rounds end.
+  CHECK(!settled({2.4, 2.6, 2.5, 2.3, 2.7}).has_value());
+  CHECK(!settled({2.4, 2.6, 2.5, 2.3, 2.7, 1.5, 1.6, 1.5, 1.6}).has_value());
+  CHECK(settled({2.4, 2.6, 2.5, 2.3, 2.7, 1.5, 1.6, 1.5, 1.6, 1.5}).value_or(0) ==
+        doctest::Approx(1.95));
+  std::vector<double> undecided(Rounds::kMaxRounds, 2.5);
+  CHECK(settled(undecided).value_or(0) == doctest::Approx(2.5));
+  undecided.pop_back();
+  CHECK(!settled(undecided).has_value());
 }
 
 }  // namespace shmcoll

@@ -77,7 +77,10 @@ void print_algorithms(const shmcoll::Options& options, int ranks,
   // As a team would see it with its ranks free to run on this process's CPUs (or on
   // SHMCOLL_TEAM_CPUS of them).
   shape.oversubscribed = ranks > (options.team_cpus > 0 ? options.team_cpus : available_cpus());
-  const double cross_copy_cost = shape.single_copy ? shmcoll::copy::measure_cross_copy_cost() : 0;
+  const double cross_copy_cost =
+      shape.single_copy
+          ? shmcoll::copy::measure_cross_copy_cost(shmcoll::Options::kSlowCrossCopyCost)
+          : 0;
   shape.single_copy_min_bytes = shmcoll::registry::single_copy_min_bytes(options, cross_copy_cost);
   shape.oversubscribed_bcast_single_copy_min_bytes =
       options.oversubscribed_bcast_single_copy_min_bytes;

@@ -1,5 +1,6 @@
 #include "copy/cross_process.hpp"
 
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -60,14 +61,48 @@ std::uint64_t* ProbeWord::address() {
   return &word;
 }
 
-double measure_cross_copy_cost() {
+namespace {
+
+// Anonymous pages that stay 4 KiB ones (MADV_NOHUGEPAGE), filled with `fill`.
+class SmallPages {
+ public:
+  SmallPages(std::size_t bytes, int fill) : bytes_(bytes) {
+    void* at = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (at == MAP_FAILED) return;
+    data_ = static_cast<std::byte*>(at);
+    (void)madvise(data_, bytes, MADV_NOHUGEPAGE);  // refused only where THP does not exist
+    std::memset(data_, fill, bytes);
+  }
+  SmallPages(const SmallPages&) = delete;
+  SmallPages& operator=(const SmallPages&) = delete;
+  ~SmallPages() {
+    if (data_ != nullptr) munmap(data_, bytes_);
+  }
+  std::byte* data() const { return data_; }
+
+ private:
+  std::size_t bytes_;
+  std::byte* data_ = nullptr;
+};
+
+double median(std::span<const double> values) {
+  std::vector<double> sorted(values.begin(), values.end());
+  std::sort(sorted.begin(), sorted.end());
+  const std::size_t middle = sorted.size() / 2;
+  return sorted.size() % 2 != 0 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+}
+
+}  // namespace
+
+double measure_cross_copy_cost(double decisive_ratio) {
   constexpr std::size_t kBytes = std::size_t{1} << 20;
-  constexpr int kRounds = 4;
-  std::vector<std::byte> source(kBytes, std::byte{1}), target(kBytes, std::byte{0});
+  const SmallPages source(kBytes, 1), target(kBytes, 0);
+  if (source.data() == nullptr || target.data() == nullptr) return 0;
   using Clock = std::chrono::steady_clock;
-  double best_cma = 0, best_memcpy = 0;
-  // The first round warms the pages and caches; only later rounds count.
-  for (int round = 0; round <= kRounds; ++round) {
+  const auto seconds = [](Clock::duration d) { return std::chrono::duration<double>(d).count(); };
+  std::vector<double> ratios;
+  // Round 0 warms the pages and caches; only later rounds count.
+  for (std::size_t round = 0; round <= CrossCopyRounds::kMaxRounds; ++round) {
     const auto t0 = Clock::now();
     if (read_from(getpid(), source.data(), target.data(), kBytes) != 0) return 0;
     const auto t1 = Clock::now();
@@ -75,13 +110,20 @@ double measure_cross_copy_cost() {
     // Keep the copy: the compiler may not drop it as dead.
     asm volatile("" : : "r"(target.data()) : "memory");
     const auto t2 = Clock::now();
-    if (round == 0) continue;
-    const double cma = std::chrono::duration<double>(t1 - t0).count();
-    const double mem = std::chrono::duration<double>(t2 - t1).count();
-    best_cma = round == 1 ? cma : std::min(best_cma, cma);
-    best_memcpy = round == 1 ? mem : std::min(best_memcpy, mem);
+    if (round == 0 || t2 == t1) continue;
+    ratios.push_back(seconds(t1 - t0) / seconds(t2 - t1));
+    if (const auto cost = CrossCopyRounds::settled(ratios, decisive_ratio)) return *cost;
   }
-  return best_memcpy > 0 ? best_cma / best_memcpy : 0;
+  return ratios.empty() ? 0 : median(ratios);
+}
+
+std::optional<double> CrossCopyRounds::settled(std::span<const double> ratios,
+                                               double decisive_ratio) {
+  if (ratios.size() < kFirstRounds) return std::nullopt;
+  const double cost = median(ratios);
+  const bool clear = cost < decisive_ratio / kMargin || cost > decisive_ratio * kMargin;
+  if (clear || ratios.size() >= kMaxRounds) return cost;
+  return std::nullopt;
 }
 
 std::string probe(pid_t pid, std::uint64_t remote) {

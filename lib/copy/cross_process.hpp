@@ -13,6 +13,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
+#include <span>
 #include <string>
 
 namespace shmcoll::copy {
@@ -37,11 +39,26 @@ struct ProbeWord {
 // when both directions work, else what failed (for the log and the error text).
 std::string probe(pid_t pid, std::uint64_t remote);
 
-// How many times longer a cross-memory copy takes than memcpy, per byte, on this machine now:
-// the best of a few 1 MiB copies each way, process_vm_readv from this process itself (the
-// kernel's path is the same as from a peer: pin the source pages, copy). 0 if CMA fails here.
-// About a millisecond. The ratio varies between machines (about 1.25 on one 2-core VM, 3-4 on
-// another), and sets how a cooperative single copy splits its work (SingleCopyExchange).
-double measure_cross_copy_cost();
+// How many times longer a cross-memory copy takes than memcpy, per byte, on this machine:
+// process_vm_readv from this process itself (the kernel's path is the same as from a peer: pin
+// the source pages, copy) against memcpy, 1 MiB each way in alternating rounds, on buffers of
+// 4 KiB pages (huge pages would cost CMA far less, and whether an allocation gets them depends
+// on the process's history). The median of the rounds' ratios, so that a round in which the
+// process lost its CPU counts as one outlier whatever its length; more rounds are measured while
+// that median lies near `decisive_ratio` (the ratio at which a caller's choice changes). 0 if
+// CMA fails here. About 1-3 ms. The ratio varies between
+// machines (about 1.25-2 on Intel VMs, 3-4 on an AMD one), and sets how a cooperative single
+// copy splits its work (SingleCopyExchange).
+double measure_cross_copy_cost(double decisive_ratio);
+
+// The rule measure_cross_copy_cost applies to the ratios of the rounds measured so far: their
+// median once it lies outside [decisive / kMargin, decisive * kMargin] with at least kFirstRounds
+// measured, or after kMaxRounds whatever it is; nullopt while more rounds are needed.
+struct CrossCopyRounds {
+  static constexpr std::size_t kFirstRounds = 5;
+  static constexpr std::size_t kMaxRounds = 15;
+  static constexpr double kMargin = 1.15;
+  static std::optional<double> settled(std::span<const double> ratios, double decisive_ratio);
+};
 
 }  // namespace shmcoll::copy

@@ -366,8 +366,9 @@ class TeamImpl final : public sync::WaitObserver {
   bool oversubscribed_ = false;  // more ranks than CPUs to run on (the same on every rank)
   bool single_copy_ = false;     // every pair of ranks passed the CMA probe at formation
   std::string single_copy_why_;  // why not, when it did not
-  // Rank 0's copy::measure_cross_copy_cost() at formation (0: not measured), and the weight of
-  // a byte of memcpy against a byte of cross-memory copy it gives, where copy_balance_ starts.
+  // Rank 0's measure of cross-memory attach (copy::measure_cross_copy_cost, once per process;
+  // 0: not measured), and the weight of a byte of memcpy against a byte of cross-memory copy it
+  // gives, where copy_balance_ starts.
   double cross_copy_cost_ = 0;
   // Options::single_copy_min_bytes as agreed, before registry::single_copy_min_bytes raised it.
   std::uint64_t configured_single_copy_min_bytes_ = 0;

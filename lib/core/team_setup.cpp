@@ -20,6 +20,13 @@
 namespace shmcoll {
 namespace {
 
+// Cross-memory attach against memcpy on this machine, measured once per process: every team the
+// process forms decides its paths from the same figure, and a team's formation costs no copies.
+double process_cross_copy_cost() {
+  static const double cost = copy::measure_cross_copy_cost(Options::kSlowCrossCopyCost);
+  return cost;
+}
+
 // Exchanged once at join. Fixed-size and trivially copyable: it travels as bytes.
 struct JoinInfo {
   std::int32_t rank = 0;  // as the bootstrap told this rank, checked against its position
@@ -55,7 +62,7 @@ struct AttachInfo {
   std::int32_t ok = 0;
   char error[320] = {};
   char single_copy_error[160] = {};  // what failed when this rank probed its peers with CMA
-  double cross_copy_cost = 0;        // rank 0: copy::measure_cross_copy_cost(), 0 if not measured
+  double cross_copy_cost = 0;        // rank 0: process_cross_copy_cost(), 0 if not measured
 };
 
 template <std::size_t N>
@@ -216,7 +223,7 @@ void TeamImpl::form(Bootstrap& bootstrap) {
   // Rank 0's measure is the team's, so that every rank computes the same split of each block.
   if (rank_ == 0 && options_.single_copy != SingleCopy::kOff && size_ > 1 &&
       attached.single_copy_error[0] == '\0')
-    attached.cross_copy_cost = copy::measure_cross_copy_cost();
+    attached.cross_copy_cost = process_cross_copy_cost();
   if (rank_ != 0) {
     try {
       segment_ = segment::Segment::attach(name, geometry);
