@@ -159,7 +159,8 @@ int main(int argc, char** argv) {
   const bool with_timeline = std::getenv("MPI_BENCH_TIMELINE") != nullptr;
   mpi_bench::Timeline timeline;
   for (const std::string& coll : colls) {
-    for (long bytes = min_bytes; bytes <= max_bytes; bytes *= 2) {
+    // From 0 (calls that move nothing), then 1, 2, 4, ...
+    for (long bytes = min_bytes; bytes <= max_bytes; bytes = bytes == 0 ? 1 : 2 * bytes) {
       const int n = static_cast<int>(bytes);
       const bool v_form = coll == "scatterv" || coll == "gatherv";
       const auto count_of = [&](int r) { return uneven && v_form ? n + r % 2 : n; };
@@ -194,7 +195,7 @@ int main(int argc, char** argv) {
         cr = own_recv.data();
       }
       for (int it = -warmup; it < iters; ++it) {
-        cs[0] = static_cast<char>(it);  // new content every iteration
+        if (bytes > 0) cs[0] = static_cast<char>(it);  // new content every iteration
         MPI_Barrier(MPI_COMM_WORLD);
         mpi_bench::busy_wait_us(rank == 0 ? root_delay_us : others_delay_us);
         const double t0 = MPI_Wtime();

@@ -24,7 +24,9 @@ static_assert(copy::HugePageCollapser::kAmortization == 4 &&
               copy::HugePageCollapser::kHugePageBytes == std::uint64_t{2} << 20);
 
 inline int warmup_iterations(int iters, std::uint64_t bytes) {
-  const std::uint64_t by_bytes = std::max<std::uint64_t>(8, ((32u << 20) + bytes - 1) / bytes);
+  const std::uint64_t per_call = std::max<std::uint64_t>(bytes, 1);  // calls of 0 bytes too
+  const std::uint64_t by_bytes =
+      std::max<std::uint64_t>(8, ((32u << 20) + per_call - 1) / per_call);
   const auto cover = static_cast<int>(
       std::min<std::uint64_t>({by_bytes, 512, static_cast<std::uint64_t>(std::max(iters, 0))}));
   return std::max(iters / 10 + 2, cover);

@@ -3,8 +3,10 @@
 // hang; afterwards the team is aborted (further calls raise the same error) and /dev/shm is
 // clean.
 #include <doctest/doctest.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstring>
 #include <functional>
@@ -316,6 +318,38 @@ std::vector<Case> signature_mismatches() {
            t.gatherv(send.data(), kN, kInt32, nullptr, {}, {}, kInt32, 0);
          }
        }});
+  // Calls in which the root moves nothing, one rank late with a block: under deferred checks
+  // nobody else waits for that rank (an empty v-form waits for no one), so it must find the
+  // mismatch itself, from the root's word that every block is empty, or the root must find it.
+  cases.push_back({"gatherv sendcount to a root expecting nothing from anyone",
+                   {"recvcounts[2]"},
+                   [](Team& t, RankContext& ctx) {
+                     const auto none = uniform(0);
+                     auto send = ints(kN);
+                     if (ctx.rank == 2) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+                     t.gatherv(send.data(), ctx.rank == 2 ? kN : 0, kInt32, send.data(), none, none,
+                               kInt32, 0);
+                   }});
+  cases.push_back({"scatterv recvcount from a root sending nothing to anyone",
+                   {"sendcounts[1]"},
+                   [](Team& t, RankContext& ctx) {
+                     const auto none = uniform(0);
+                     auto recv = ints(kN);
+                     if (ctx.rank == 1) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+                     t.scatterv(recv.data(), none, none, kInt32, recv.data(),
+                                ctx.rank == 1 ? kN : 0, kInt32, 0);
+                   }});
+  // The reverse: the root sends a block to a rank that expects nothing and arrives first.
+  cases.push_back({"scatterv to a receiver expecting nothing, the root late",
+                   {"sendcounts[3]"},
+                   [](Team& t, RankContext& ctx) {
+                     auto counts = uniform(0);
+                     counts[3] = kN;
+                     const auto displs = uniform(0);
+                     auto send = ints(kN), recv = ints(kN);
+                     if (ctx.rank == 0) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+                     t.scatterv(send.data(), counts, displs, kInt32, recv.data(), 0, kInt32, 0);
+                   }});
   return cases;
 }
 
@@ -502,6 +536,49 @@ TEST_CASE("deferred checks: a rank that leaves the team settles its deferred com
         ctx.fail("message \"%s\" lacks \"collective mismatch\"", e.what());
     }
   });
+}
+
+TEST_CASE("deferred checks: a v-form call in which no rank moves anything waits for no one") {
+  // As the MPIs return from such calls at once, the ranks finish ten empty scattervs and
+  // gathervs before the late one, the root or not, makes its first: neither a receiver waits
+  // for the root's record nor the root for every sender's arrival.
+  struct Shared {
+    std::atomic<int> finished{0};
+  };
+  void* at =
+      mmap(nullptr, sizeof(Shared), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  REQUIRE(at != MAP_FAILED);
+  for (const int late : {0, 2}) {
+    auto* shared = new (at) Shared;
+    Options deferred = test_options();
+    deferred.checks = CheckLevel::kDeferred;
+    std::string job;
+    const launch::JobOutcome outcome = run_ranks(
+        {.nranks = kRanks, .deadline_s = 60},
+        [&](RankContext& ctx) {
+          Team team(ctx.bootstrap, deferred);
+          if (ctx.rank == late) {
+            for (int ms = 0; ms < 10'000 && shared->finished.load() < kRanks - 1; ++ms)
+              usleep(1000);
+            if (shared->finished.load() < kRanks - 1)
+              ctx.fail("%d ranks finished their empty calls before rank %d made one",
+                       shared->finished.load(), late);
+          }
+          const auto none = uniform(0);
+          int unused = 0;
+          for (int i = 0; i < 10; ++i) {
+            team.scatterv(&unused, none, none, kInt32, &unused, 0, kInt32, 0);
+            team.gatherv(&unused, 0, kInt32, &unused, none, none, kInt32, 0);
+          }
+          if (ctx.rank != late) shared->finished.fetch_add(1);
+          team.barrier();
+        },
+        &job);
+    INFO("late rank " << late << ": " << outcome.summary());
+    CHECK(outcome.succeeded());
+    CHECK(leftover_segments(job).empty());
+  }
+  munmap(at, sizeof(Shared));
 }
 
 TEST_CASE("deferred checks: ranks far apart in a long run of calls compare through the history") {

@@ -85,10 +85,12 @@ class GathervOp final : public CollectiveOp {
            (table_.empty() || (table_[p].offset & GathervTableEntry::kDirect) == 0);
   }
   // The root reads nothing from a rank it expects no bytes from, and that rank cannot see
-  // recvcounts: only the root can find that it sends some anyway. (Along the tree this covers
-  // deeper ranks too, whose sizes their parents' tables carry: a wait only where counts are 0.)
+  // recvcounts: only the root can find that it sends some anyway, unless the root's word gives
+  // every sender one size (uniform_word_), which each sender compares its own with. (Along the
+  // tree this covers deeper ranks too, whose sizes their parents' tables carry: a wait only
+  // where counts are 0.) So a gatherv in which no rank sends anything waits for no one.
   bool must_compare(int peer) const override {
-    return team_.rank() == sig_.root && peer != sig_.root &&
+    return team_.rank() == sig_.root && peer != sig_.root && !uniform_word_ &&
            blocks_[static_cast<std::size_t>(peer)].second == 0 && !checked_in_data_path(peer);
   }
   void abandon() override {
@@ -128,7 +130,8 @@ class GathervOp final : public CollectiveOp {
   std::byte* recvbuf_ = nullptr;
   bool in_place_ = false;
   bool started_ = false;
-  bool tree_ = false;  // along the topology tree (registry), decided at construction
+  bool tree_ = false;          // along the topology tree (registry), decided at construction
+  bool uniform_word_ = false;  // root: it published one size for every sender (root_word)
   // Straight copies between shared buffers. Sender: it may take one, whether it reads the
   // root's table (after the root's arrival). Root: the candidates, the next to look at, and
   // what each does (by rank); planned_ once plan_root has run.

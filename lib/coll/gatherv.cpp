@@ -42,7 +42,6 @@ GathervOp::GathervOp(TeamImpl& team, const void* sendbuf, Count sendcount, Datat
     validate::stream_length(ctx, b.bytes);
     blocks_.emplace_back(b.offset, b.bytes);
     if (r != root) largest = std::max(largest, b.bytes);
-    if (b.bytes == 0) has_must_compare_ = true;  // see must_compare
   }
   // Both rules are thresholds in a block's size, so the largest block says whether any block
   // takes the single copy or may copy straight between shared buffers. Small calls take
@@ -61,6 +60,9 @@ GathervOp::GathervOp(TeamImpl& team, const void* sendbuf, Count sendcount, Datat
   sig_.bytes = published_sizes::published(!tree_, team.options().checks == CheckLevel::kFull,
                                           as_span(blocks), root);
   sig_.type = recvtype;
+  uniform_word_ = root_word::uniform_size(sig_.bytes) >= 0;
+  for (int r = 0; r < team.size() && !uniform_word_; ++r)
+    if (r != root && blocks[static_cast<std::size_t>(r)].bytes == 0) has_must_compare_ = true;
   if (!in_place) {
     const std::uint64_t mine = validate::bytes(ctx, "sendcount", sendcount, sendtype);
     const std::uint64_t want = blocks[static_cast<std::size_t>(root)].bytes;
@@ -163,11 +165,15 @@ void GathervOp::plan_root() {
 }
 
 std::int64_t GathervOp::expected_peer_bytes(int peer) const {
-  if (team_.rank() != sig_.root) return -1;  // senders learn the root's verdict instead
+  // Senders check their own size against the root's word where it is uniform (as
+  // GathervSenderOp), else learn the root's verdict.
+  if (team_.rank() != sig_.root)
+    return peer == sig_.root ? static_cast<std::int64_t>(sig_.bytes) : -1;
   return static_cast<std::int64_t>(blocks_[static_cast<std::size_t>(peer)].second);
 }
 
 std::string GathervOp::expected_bytes_text(int peer) const {
+  if (team_.rank() != sig_.root) return CollectiveOp::expected_bytes_text(peer);
   return "the root expects " + std::to_string(blocks_[static_cast<std::size_t>(peer)].second) +
          " bytes from rank " + std::to_string(peer) + " (recvcounts[" + std::to_string(peer) +
          "] x " + sig_.type.name + ")";

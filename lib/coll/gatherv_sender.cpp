@@ -64,6 +64,7 @@ bool GathervSenderOp::learn_root_size(sync::WaitTarget& blocked_on) {
 }
 
 std::string GathervSenderOp::expected_bytes_text(int peer) const {
+  if (peer == sig_.root) return CollectiveOp::expected_bytes_text(peer);
   return "the root expects " + std::to_string(sizes_.uniform) + " bytes from rank " +
          std::to_string(peer) + " (its recvcounts[" + std::to_string(peer) + "] x recvtype)";
 }

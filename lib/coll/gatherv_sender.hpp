@@ -27,12 +27,13 @@ class GathervSenderOp final : public CollectiveOp {
  private:
   bool advance_data(sync::WaitTarget& blocked_on) override;
   // Under CheckLevel::kFull: where the root published one size for every sender
-  // (published_sizes.hpp), this rank checks its own and every other sender's size against it,
-  // or every sender's against its fingerprint; otherwise, as GathervOp's senders, it learns
-  // the root's verdict instead, since only the root knows the sizes. The root's own published
-  // word is no size to compare.
+  // (published_sizes.hpp), this rank checks every other sender's size against it, or every
+  // sender's against its fingerprint; otherwise, as GathervOp's senders, it learns the root's
+  // verdict instead, since only the root knows the sizes. At every level its own size against
+  // the root's word, where that is uniform: under CheckLevel::kDeferred that spares the root
+  // its wait for empty senders (GathervOp::must_compare).
   std::int64_t expected_peer_bytes(int peer) const override {
-    return peer == sig_.root ? -1 : sizes_.uniform;
+    return peer == sig_.root ? static_cast<std::int64_t>(sig_.bytes) : sizes_.uniform;
   }
   std::string expected_bytes_text(int peer) const override;
   bool needs_root_verdict() const override { return sizes_.needs_verdict(); }

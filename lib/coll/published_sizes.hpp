@@ -31,8 +31,9 @@
 
 namespace shmcoll::published_sizes {
 
-inline constexpr std::uint64_t kUniform = std::uint64_t{1} << 63;
-inline constexpr std::uint64_t kFingerprint = std::uint64_t{1} << 62;
+using root_word::is_fingerprint;
+using root_word::kFingerprint;
+using root_word::kUniform;
 
 // One rank's share of a fingerprint. For a fixed rank it is a bijection of the size (a
 // multiply-xorshift mix, as splitmix64's), so a single wrong size always changes the sum.
@@ -46,10 +47,6 @@ inline std::uint64_t term(int rank, std::uint64_t bytes) {
 // The published word of a fingerprint from the sum of the terms.
 inline std::uint64_t fingerprint_word(std::uint64_t sum) {
   return kUniform | kFingerprint | (sum & (kFingerprint - 1)) | 1;
-}
-
-inline bool is_fingerprint(std::uint64_t word) {
-  return (word & (kUniform | kFingerprint | 1)) == (kUniform | kFingerprint | 1);
 }
 
 // Root: what it publishes as its size, from every rank's block (its own, at `root`, does not

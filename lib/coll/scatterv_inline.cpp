@@ -60,12 +60,18 @@ InlineScattervOp::InlineScattervOp(TeamImpl& team, const void* sendbuf,
 }
 
 std::int64_t InlineScattervOp::expected_peer_bytes(int peer) const {
-  // A receiver checks the root through its record, the others against the root's one size.
-  if (team_.rank() != sig_.root) return peer == sig_.root ? -1 : sizes_.uniform;
+  // A receiver checks the root through its record (or, where it left the record, its size
+  // against the root's word), the others against the root's one size.
+  if (team_.rank() != sig_.root) {
+    if (peer == sig_.root) return left_record_ ? static_cast<std::int64_t>(sig_.bytes) : -1;
+    return sizes_.uniform;
+  }
   return static_cast<std::int64_t>(blocks_[static_cast<std::size_t>(peer)].bytes);
 }
 
 std::string InlineScattervOp::expected_bytes_text(int peer) const {
+  if (team_.rank() != sig_.root && peer == sig_.root)
+    return CollectiveOp::expected_bytes_text(peer);
   if (team_.rank() != sig_.root)
     return scatterv_args::root_sends_text(static_cast<std::uint64_t>(sizes_.uniform), peer,
                                           "sendtype");
@@ -94,6 +100,7 @@ bool InlineScattervOp::advance_data(sync::WaitTarget& blocked_on) {
   if (!received_) {
     const sync::WaitTarget record_posted = scatterv_inbox::awaited(team_, op_, sig_.root);
     if (!sync::reached(record_posted)) {
+      if (sig_.bytes == 0 && leaves_empty_block()) return true;
       blocked_on = record_posted;
       return false;
     }
@@ -110,6 +117,36 @@ bool InlineScattervOp::advance_data(sync::WaitTarget& blocked_on) {
   // arrived before it posted the record; a fingerprint waits for every peer's arrival, which
   // the agree stage under full checks waits for anyway.
   return published_sizes::learn(*this, team_, sizes_, blocked_on);
+}
+
+bool InlineScattervOp::leaves_empty_block() {
+  if (team_.options().checks != CheckLevel::kDeferred || waits_for_record_) return false;
+  waits_for_record_ = true;  // unless one of the ways out below holds now
+  // seq_cst, paired with the root's fence before it compares the ranks that arrived
+  // (CollectiveOp::compare_everyone_arrived): if the root's arrival is not seen here, the root
+  // sees this rank's, and compares its size with sendcounts itself.
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  std::uint64_t packed = 0, word = 0;
+  switch (read_peer_signature(team_.area(sig_.root).status(), op_, packed, word)) {
+    case PeerState::kNotArrived:
+      // The kind and root, and the size where the root's word gives one, are compared with the
+      // root's signature at this rank's next arrival (defer_to_root's rule: only for the last
+      // operation, one at a time).
+      if (team_.last_op() != op_ || team_.has_deferred_root_check()) return false;
+      team_.defer_root_check(op_, sig_, 0);
+      break;
+    case PeerState::kRead:
+      // The root's word names one size for every receiver: compared with it here (0). Any
+      // other word says nothing of this rank's block, which the record then must.
+      if (root_word::uniform_size(word) < 0) return false;
+      left_record_ = true;  // expected_peer_bytes(root): this rank's size
+      check_peer_signature(sig_.root, packed, word);
+      break;
+    case PeerState::kPassed:
+      return false;  // the root left: the record is there
+  }
+  left_record_ = true;
+  return true;
 }
 
 }  // namespace shmcoll

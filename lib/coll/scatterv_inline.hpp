@@ -45,6 +45,12 @@ class InlineScattervOp final : public CollectiveOp {
     return team_.rank() != sig_.root && sizes_.needs_verdict();
   }
   bool post_records(sync::WaitTarget& blocked_on);
+  // A receiver of an empty block under CheckLevel::kDeferred, whose record has not come yet:
+  // whether it may return without it, as the MPIs return from such a call at once. True where
+  // the root's uniform word gave its size, or the root had not arrived (then the root compares
+  // this rank, and this rank the root at its next arrival). False, once, where only the record
+  // can tell: the rank then waits for it as any receiver does.
+  bool leaves_empty_block();
 
   const std::byte* sendbuf_ = nullptr;
   std::byte* recvbuf_ = nullptr;
@@ -52,6 +58,8 @@ class InlineScattervOp final : public CollectiveOp {
   PlanVector<validate::Block> blocks_;  // root: every rank's block of sendbuf
   int next_record_ = 0;                 // root: the next receiver to post a record for
   bool received_ = false;               // receiver: its block is in
+  bool waits_for_record_ = false;       // receiver: leaves_empty_block said no
+  bool left_record_ = false;            // receiver: its empty block went without the record
   published_sizes::RootSizes sizes_;    // receiver: what the root published of the sizes
 };
 

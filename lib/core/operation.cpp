@@ -32,12 +32,27 @@ std::string CollectiveOp::expected_bytes_text(int) const {
   return "rank " + std::to_string(team_.rank()) + " has " + sig_.describe_bytes();
 }
 
+std::string CollectiveOp::root_word_text(std::int64_t size) const {
+  const std::string me = std::to_string(team_.rank());
+  return sig_.kind == Kind::kGatherv
+             ? concat("expects ", size, " bytes from rank ", me, " (recvcounts[", me,
+                      "] x recvtype)")
+             : concat("sends ", size, " bytes to rank ", me, " (sendcounts[", me, "] x sendtype)");
+}
+
 void CollectiveOp::compare_peer_signature(int peer, std::uint64_t packed,
                                           std::uint64_t bytes) const {
   const Kind kind = OpSignature::kind_of(packed);
   const int root = OpSignature::root_of(packed);
   const std::int64_t expected = expected_peer_bytes(peer);
-  const bool bytes_match = expected < 0 || bytes == static_cast<std::uint64_t>(expected);
+  // A v-form root publishes a word about the other ranks' sizes, not a size of its own
+  // (root_word): a rank that expects its own size there finds it only in a uniform word.
+  const bool v_form_root = peer == sig_.root && team_.rank() != sig_.root &&
+                           (sig_.kind == Kind::kScatterv || sig_.kind == Kind::kGatherv);
+  const std::int64_t root_says = v_form_root ? root_word::uniform_size(bytes) : -1;
+  const bool bytes_match =
+      expected < 0 || (v_form_root ? root_says < 0 || root_says == expected
+                                   : bytes == static_cast<std::uint64_t>(expected));
   if (kind == sig_.kind && root == sig_.root && bytes_match) return;  // the common case: no text
   const std::string me = "rank " + std::to_string(team_.rank());
   const std::string them = "rank " + std::to_string(peer);
@@ -59,7 +74,9 @@ void CollectiveOp::compare_peer_signature(int peer, std::uint64_t packed,
   if (!bytes_match) {
     team_.fail(Status::kInvalidArgument,
                "type signature mismatch in " + where() + opno + ": " + expected_bytes_text(peer) +
-                   ", but " + them + " has " + std::to_string(bytes) + " bytes",
+                   ", but " + them +
+                   (v_form_root ? ", the root, " + root_word_text(root_says)
+                                : " has " + std::to_string(bytes) + " bytes"),
                Cause::kSizeMismatch);
   }
 }
@@ -193,7 +210,11 @@ class LeftOperation final : public CollectiveOp {
 
  private:
   bool advance_data(sync::WaitTarget&) override { return true; }
-  std::int64_t expected_peer_bytes(int) const override { return expected_bytes_; }
+  // A v-form's other ranks may differ in size: only the root's word is compared with them.
+  std::int64_t expected_peer_bytes(int peer) const override {
+    const bool v_form = sig_.kind == Kind::kScatterv || sig_.kind == Kind::kGatherv;
+    return v_form && peer != sig_.root ? -1 : expected_bytes_;
+  }
 
   std::int64_t expected_bytes_;
 };

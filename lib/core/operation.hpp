@@ -57,7 +57,8 @@ class CollectiveOp {
 
   // Compares a peer's published signature for this operation with ours; aborts the team on a
   // mismatch. Inline for the common case, the same word and the size expected: most calls make
-  // at least one such comparison.
+  // at least one such comparison. A v-form root's `bytes` is its word about the others' sizes
+  // (root_word): a size expected of it is compared only where that word is uniform.
   void check_peer_signature(int peer, std::uint64_t packed, std::uint64_t bytes) const {
     if (packed == sig_.packed()) {
       const std::int64_t expected = expected_peer_bytes(peer);
@@ -65,6 +66,8 @@ class CollectiveOp {
     }
     compare_peer_signature(peer, packed, bytes);
   }
+  // The words of a size mismatch with a v-form root's uniform word of `size` bytes.
+  std::string root_word_text(std::int64_t size) const;
   // CheckLevel::kDeferred: the same for a peer that has left this operation, from the
   // signature it left in its history.
   void compare_with_history(int peer) const;
@@ -90,7 +93,8 @@ class CollectiveOp {
   // small pages (a broadcast pair's root: coll/broadcast_split.hpp); it then claims the team's
   // staging buffer for the operation before its arrival, and must release it when done.
   virtual bool may_stage() const { return false; }
-  // The bytes `peer` must report, or -1 if this rank does not check them.
+  // The bytes `peer` must report, or -1 if this rank does not check them. Of a v-form root: the
+  // size its word must give this rank, where it gives one (check_peer_signature).
   virtual std::int64_t expected_peer_bytes(int peer) const;
   // Text for a count mismatch with `peer`, describing what this rank expected.
   virtual std::string expected_bytes_text(int peer) const;

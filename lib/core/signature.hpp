@@ -39,4 +39,20 @@ struct OpSignature {
   std::string describe_bytes() const;
 };
 
+// What the root of a scatterv or gatherv publishes as its size (coll/published_sizes.hpp):
+// kUniform | size where every other rank's block has that one size, a fingerprint of their
+// sizes (kUniform | kFingerprint | ..., odd), or 0 where it says nothing of them.
+namespace root_word {
+inline constexpr std::uint64_t kUniform = std::uint64_t{1} << 63;
+inline constexpr std::uint64_t kFingerprint = std::uint64_t{1} << 62;
+inline bool is_fingerprint(std::uint64_t word) {
+  return (word & (kUniform | kFingerprint | 1)) == (kUniform | kFingerprint | 1);
+}
+// The one size the word gives every other rank, or -1 where it gives none.
+inline std::int64_t uniform_size(std::uint64_t word) {
+  if ((word & kUniform) == 0 || is_fingerprint(word)) return -1;
+  return static_cast<std::int64_t>(word & ~kUniform);
+}
+}  // namespace root_word
+
 }  // namespace shmcoll

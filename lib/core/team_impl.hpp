@@ -36,7 +36,8 @@ struct DeferredRootCheck {
   std::uint64_t op = 0;  // 0: none pending
   OpSignature sig;       // its type's name points into type_name
   // What the operation expected of every peer's size: -1 (not checked) or its own bytes (a
-  // rank that is not the root expects the same of each peer).
+  // rank that is not the root expects the same of each peer; in a v-form only of the root's
+  // word, see CollectiveOp::check_peer_signature).
   std::int64_t expected_bytes = -1;
   // A copy of the datatype's name for the messages: the caller's may not outlive its call (the
   // MPI plugin names derived types per call).
