@@ -4,7 +4,8 @@
 #   ./run.sh test    install dependencies, build, run the whole test suite, then the core
 #                    suite again in an ASan+UBSan build and in a TSan build
 # Environment: BUILD_DIR (default build), BENCH_RANKS (default: number of cores),
-# BENCH_MAX_BYTES (default 64M).
+# BENCH_MAX_BYTES (default 64M), CMAKE_ARGS (more arguments for every build's configuration,
+# e.g. -DSHMCOLL_WERROR=ON).
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -15,7 +16,7 @@ setup_and_build() {
   ./scripts/setup.sh
   command -v ninja >/dev/null 2>&1 && gen=(-G Ninja)
   if [ ! -f "$build_dir/CMakeCache.txt" ]; then
-    cmake -S . -B "$build_dir" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release
+    cmake -S . -B "$build_dir" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release ${CMAKE_ARGS:-}
   fi
   cmake --build "$build_dir" -j "$(nproc)"
 }
@@ -26,7 +27,7 @@ sanitized_suite() {
   shift 3
   if [ ! -f "$dir/CMakeCache.txt" ]; then
     cmake -S . -B "$dir" "${gen[@]}" -DCMAKE_BUILD_TYPE=Debug -DSHMCOLL_SANITIZE="$sanitizers" \
-      -DSHMCOLL_BUILD_MPI=OFF -DSHMCOLL_BUILD_BENCH=OFF
+      -DSHMCOLL_BUILD_MPI=OFF -DSHMCOLL_BUILD_BENCH=OFF ${CMAKE_ARGS:-}
   fi
   cmake --build "$dir" -j "$(nproc)"
   # Instrumented code runs 3-15 times slower: a shorter randomized stress there (ThreadSanitizer

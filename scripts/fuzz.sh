@@ -7,14 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-600}
-
-if ! command -v clang++ >/dev/null 2>&1; then
-  sudo_cmd=()
-  if [ "$(id -u)" -ne 0 ]; then sudo_cmd=(sudo); fi
-  "${sudo_cmd[@]}" apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends clang
-fi
-./scripts/setup.sh
+./scripts/setup.sh clang libclang-rt-dev  # libFuzzer and the sanitizers
 
 dir=build-fuzz
 if [ ! -f "$dir/CMakeCache.txt" ]; then

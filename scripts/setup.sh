@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# Installs what shmcoll needs to build, test and benchmark on a Debian machine.
+# Installs what shmcoll needs to build, test and benchmark on a Debian machine, and the further
+# Debian packages named as arguments (scripts/clang_check.sh and scripts/fuzz.sh: clang).
 # Idempotent: packages already present are left as they are.
 set -euo pipefail
 
 packages=(
   g++ cmake ninja-build pkg-config make
+  clang                 # the second compiler: builds and the install tests use both
   libboost-dev          # Boost.Interprocess (header-only)
   libhwloc-dev hwloc    # topology discovery and binding
   libnuma-dev           # NUMA memory placement
@@ -13,6 +15,7 @@ packages=(
   libopenmpi-dev openmpi-bin   # the MPI plugin for Open MPI, its tests and comparisons
   libmpich-dev mpich           # the MPI plugin for MPICH, its tests and comparisons
   gnuplot-nox           # benchmark plots and shmcoll-info --png
+  "$@"
 )
 
 missing=()

@@ -48,12 +48,13 @@ int key(const Place& p, Level l) {
 
 TEST_CASE("hierarchy: every rank is reached exactly once, for every size, root and layout") {
   for (const auto& [name, layout] : kLayouts) {
+    const auto& layout_name = name;  // CAPTURE's lambda may not capture a structured binding
     for (int n = 1; n <= 64; ++n) {
       std::vector<Place> places(static_cast<std::size_t>(n));
       for (int r = 0; r < n; ++r) places[static_cast<std::size_t>(r)] = layout(r, n);
       const std::vector<Level> levels = splitting_levels(places);
       for (int root = 0; root < n; ++root) {
-        CAPTURE(name);
+        CAPTURE(layout_name);
         CAPTURE(n);
         CAPTURE(root);
         const Tree t = build_tree(places, root);
@@ -179,11 +180,12 @@ TEST_CASE("tree layout: a child's image is a shift of its own, for every size, r
   std::mt19937_64 rng(7);
   const std::uint64_t kSizes[] = {0, 1, 8, 63, 64, 255, 256, 1000, 4096};
   for (const auto& [name, layout] : kLayouts) {
+    const auto& layout_name = name;  // CAPTURE's lambda may not capture a structured binding
     for (int n : {1, 2, 5, 8, 11, 16, 33, 64}) {
       std::vector<Place> places(static_cast<std::size_t>(n));
       for (int r = 0; r < n; ++r) places[static_cast<std::size_t>(r)] = layout(r, n);
       for (int root = 0; root < n; root += 3) {
-        CAPTURE(name);
+        CAPTURE(layout_name);
         CAPTURE(n);
         CAPTURE(root);
         const Tree t = build_tree(places, root);

@@ -7,9 +7,11 @@
 #include <memory>
 #include <string>
 
+#include "shmcoll/export.hpp"
+
 namespace shmcoll {
 
-class Bootstrap {
+class SHMCOLL_API Bootstrap {
  public:
   virtual ~Bootstrap() = default;
   virtual int rank() const = 0;
@@ -24,7 +26,7 @@ class Bootstrap {
 
 // A bootstrap over a connected stream socket to a hub (see lib/launch). Errors and a hub that
 // disappears raise BootstrapError; a wait longer than `timeout_s` raises Timeout.
-class SocketBootstrap final : public Bootstrap {
+class SHMCOLL_API SocketBootstrap final : public Bootstrap {
  public:
   SocketBootstrap(int fd, int rank, int size, std::string job_id, double timeout_s = 60.0);
   ~SocketBootstrap() override;

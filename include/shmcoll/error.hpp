@@ -5,6 +5,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "shmcoll/export.hpp"
+
 namespace shmcoll {
 
 enum class Status : int {
@@ -17,7 +19,7 @@ enum class Status : int {
   kInternal = 6,         // a broken invariant inside shmcoll
 };
 
-const char* status_name(Status status);
+SHMCOLL_API const char* status_name(Status status);
 
 // Which argument an InvalidArgument is about, for callers that sort errors into classes of
 // their own (the MPI plugin: MPI_ERR_COUNT, MPI_ERR_ROOT, ...). A rank that learns of a
@@ -34,7 +36,7 @@ enum class Cause : int {
 };
 inline constexpr int kCauseCount = 8;
 
-class Error : public std::runtime_error {
+class SHMCOLL_API Error : public std::runtime_error {
  public:
   Error(Status status, const std::string& message, Cause cause = Cause::kUnspecified)
       : std::runtime_error(message), status_(status), cause_(cause) {}
@@ -47,28 +49,28 @@ class Error : public std::runtime_error {
 };
 
 // One subclass per status, so callers can catch the kind they can handle.
-class InvalidArgument : public Error {
+class SHMCOLL_API InvalidArgument : public Error {
  public:
   explicit InvalidArgument(const std::string& m, Cause cause = Cause::kUnspecified)
       : Error(Status::kInvalidArgument, m, cause) {}
 };
-class PeerFailed : public Error {
+class SHMCOLL_API PeerFailed : public Error {
  public:
   explicit PeerFailed(const std::string& m) : Error(Status::kPeerFailed, m) {}
 };
-class Timeout : public Error {
+class SHMCOLL_API Timeout : public Error {
  public:
   explicit Timeout(const std::string& m) : Error(Status::kTimeout, m) {}
 };
-class SegmentError : public Error {
+class SHMCOLL_API SegmentError : public Error {
  public:
   explicit SegmentError(const std::string& m) : Error(Status::kSegmentError, m) {}
 };
-class BootstrapError : public Error {
+class SHMCOLL_API BootstrapError : public Error {
  public:
   explicit BootstrapError(const std::string& m) : Error(Status::kBootstrapError, m) {}
 };
-class InternalError : public Error {
+class SHMCOLL_API InternalError : public Error {
  public:
   explicit InternalError(const std::string& m) : Error(Status::kInternal, m) {}
 };

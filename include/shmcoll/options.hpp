@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "shmcoll/export.hpp"
+
 namespace shmcoll {
 
 // How a collective travels: flat between the root and everyone, or along the topology tree
@@ -40,9 +42,9 @@ enum class CheckLevel {
 };
 
 // "basic", "full", "deferred", "auto".
-const char* check_level_name(CheckLevel level);
+SHMCOLL_API const char* check_level_name(CheckLevel level);
 
-struct Options {
+struct SHMCOLL_API Options {
   // Bytes of one data slot. Larger messages move in chunks of this size. Rounded up to a
   // multiple of the cache line.
   std::size_t slot_bytes = 64 * 1024;
@@ -192,6 +194,6 @@ struct ParameterInfo {
   std::string value;
   std::string doc;
 };
-std::vector<ParameterInfo> parameters(const Options& current);
+SHMCOLL_API std::vector<ParameterInfo> parameters(const Options& current);
 
 }  // namespace shmcoll

@@ -14,13 +14,15 @@
 #include <memory>
 #include <span>
 
+#include "shmcoll/export.hpp"
+
 namespace shmcoll {
 
 namespace detail {
 struct RequestState;
 }
 
-class Request {
+class SHMCOLL_API Request {
  public:
   Request() = default;  // an empty request: already complete
   explicit Request(std::shared_ptr<detail::RequestState> state) : state_(std::move(state)) {}

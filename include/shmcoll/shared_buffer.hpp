@@ -18,13 +18,15 @@
 #include <memory>
 #include <span>
 
+#include "shmcoll/export.hpp"
+
 namespace shmcoll {
 
 namespace detail {
 struct SharedMapping;
 }
 
-class SharedBuffer {
+class SHMCOLL_API SharedBuffer {
  public:
   SharedBuffer() = default;  // no memory
   explicit SharedBuffer(std::shared_ptr<detail::SharedMapping> mapping);

@@ -16,6 +16,7 @@
 #include "shmcoll/bootstrap.hpp"
 #include "shmcoll/datatype.hpp"
 #include "shmcoll/error.hpp"
+#include "shmcoll/export.hpp"
 #include "shmcoll/options.hpp"
 #include "shmcoll/request.hpp"
 #include "shmcoll/shared_buffer.hpp"
@@ -25,7 +26,7 @@ namespace shmcoll {
 class TeamImpl;
 class ProgressEngine;
 
-class Team {
+class SHMCOLL_API Team {
  public:
   // Collective over `bootstrap`: every rank of it must construct the team.
   explicit Team(Bootstrap& bootstrap, const Options& options = Options::from_env());

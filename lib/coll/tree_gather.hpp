@@ -116,6 +116,10 @@ class TreeGather {
   // A direct block's place in an image: what a sender writes there, where the root reads it.
   std::uint64_t direct_image_ = 0;
   struct Child {
+    // A constructor, so that emplace_back builds it in place with every compiler (C++20's
+    // parenthesized aggregate initialization is not in clang 14).
+    Child(int rank_, std::size_t index_, std::size_t count_)
+        : rank(rank_), index(index_), count(count_) {}
     int rank;
     std::size_t index;        // preorder index in this rank's subtree
     std::size_t count;        // ranks in its subtree

@@ -25,6 +25,10 @@ class StreamSources {
 
  private:
   struct Piece {
+    // A constructor, so that emplace_back builds it in place with every compiler (C++20's
+    // parenthesized aggregate initialization is not in clang 14).
+    Piece(std::uint64_t offset_, const std::byte* src_, std::uint64_t bytes_)
+        : offset(offset_), src(src_), bytes(bytes_) {}
     std::uint64_t offset;
     const std::byte* src;
     std::uint64_t bytes;
@@ -120,6 +124,8 @@ class PieceReader {
 
  private:
   struct Piece {
+    Piece(std::uint64_t begin_, std::uint64_t end_, std::byte* dst_)
+        : begin(begin_), end(end_), dst(dst_) {}  // as StreamSources::Piece
     std::uint64_t begin, end;
     std::byte* dst;
   };

@@ -8,10 +8,14 @@
 
 // GCC's -Wstringop-overflow misreads small_vector's growth from inline to heap storage (a
 // known false positive of its flow analysis): silenced for Boost's own code only.
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wstringop-overflow"
 #include <boost/container/small_vector.hpp>
 #pragma GCC diagnostic pop
+#else
+#include <boost/container/small_vector.hpp>
+#endif
 #include <cstddef>
 #include <span>
 

@@ -56,6 +56,10 @@ struct SlotRecord {
 // A rank that reads chunks [first, last] of a stream (a relaying writer's children read
 // different parts of its stream).
 struct ReaderChunks {
+  // A constructor, so that emplace_back builds it in place with every compiler (C++20's
+  // parenthesized aggregate initialization is not in clang 14).
+  ReaderChunks(int reader_, std::uint64_t first_, std::uint64_t last_)
+      : reader(reader_), first(first_), last(last_) {}
   int reader;
   std::uint64_t first, last;
 };
