@@ -32,7 +32,7 @@
 #include <string>
 #include <vector>
 
-#include "core/byte_size.hpp"
+#include "cli.hpp"
 #include "mpi_timeline.hpp"
 #include "warmup.hpp"
 
@@ -69,31 +69,68 @@ double copy_time(char* dst, const char* src, long share, int reps, bool only_ran
   return median(slowest);
 }
 
-long parse_bytes(const char* v) {
-  return static_cast<long>(shmcoll::parse_byte_size(v).value_or(0));
-}
-
 const std::vector<std::string> kCollectives = {"bcast", "scatter", "scatterv", "gather", "gatherv"};
 
-// --coll's comma-separated list; an unknown name is an error on every rank (rank 0 says so):
-// timing a name that matches no branch would time nothing.
-std::vector<std::string> parse_collectives(const char* list, int rank) {
-  std::vector<std::string> out;
-  for (const char* p = list;; ++p) {
-    const char* end = std::strchr(p, ',');
-    const std::string name(p, end != nullptr ? end : p + std::strlen(p));
-    if (std::find(kCollectives.begin(), kCollectives.end(), name) == kCollectives.end()) {
-      if (rank == 0)
-        std::fprintf(stderr,
-                     "mpi-bench: --coll: unknown collective '%s' (one or more of "
-                     "bcast,scatter,scatterv,gather,gatherv)\n",
-                     name.c_str());
-      MPI_Finalize();
-      std::exit(2);
-    }
-    out.push_back(name);
-    if (end == nullptr) return out;
-    p = end;
+struct Config {
+  std::vector<std::string> colls = kCollectives;
+  std::uint64_t min_bytes = 1, max_bytes = 16 << 20;
+  std::string label = "run";
+  int cap = 0;  // --max-iterations: oversubscribed MPIs that busy-poll need minutes per size
+  bool window = false;
+  bool per_size = false;
+  bool uneven = false;
+  double root_delay_us = 0, others_delay_us = 0;
+};
+
+// The command line into `cfg`, on every rank alike. --help (rank 0 prints it) ends the program
+// with status 0, a bad argument (rank 0 names it) with status 2, both after MPI_Finalize.
+void parse_arguments(int argc, char** argv, int rank, Config& cfg) {
+  CLI::App app(
+      "OSU-style latency of the MPI's five rooted collectives (see the head of "
+      "bench/mpi_bench.cpp); CSV on stdout.",
+      "mpi-bench");
+  shmcoll::tools::set_usage(app, "mpirun -np N mpi-bench-<mpi> [OPTIONS]");
+  app.add_option("--coll", cfg.colls,
+                 "comma-separated subset of bcast,scatter,scatterv,gather,gatherv (default: all)")
+      ->delimiter(',')
+      ->check(CLI::IsMember(kCollectives));
+  shmcoll::tools::add_bytes_option(app, "--min-bytes", cfg.min_bytes,
+                                   "smallest message per rank, 0 for calls that move nothing "
+                                   "(default 1; K/M/G suffixes)");
+  shmcoll::tools::add_bytes_option(app, "--max-bytes", cfg.max_bytes,
+                                   "largest message per rank (default 16M)");
+  app.add_option("--label", cfg.label, "the first CSV column (default run)");
+  app.add_option("--max-iterations", cfg.cap, "at most this many iterations per size")
+      ->check(CLI::Range(1, 100'000'000));
+  app.add_flag("--window", cfg.window, "buffers in an MPI_Win_allocate_shared window");
+  app.add_flag("--buffers-per-size", cfg.per_size,
+               "each size on vectors of exactly its own buffers' sizes");
+  app.add_flag("--uneven", cfg.uneven, "scatterv and gatherv: odd ranks one byte more");
+  app.add_option("--root-delay-us", cfg.root_delay_us,
+                 "the root busy-waits this long before each call")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--others-delay-us", cfg.others_delay_us,
+                 "the other ranks busy-wait this long before each call")
+      ->check(CLI::NonNegativeNumber);
+  int status = -1;
+  try {
+    app.parse(argc, argv);
+    if (cfg.min_bytes > cfg.max_bytes)
+      throw CLI::ValidationError("--min-bytes", std::to_string(cfg.min_bytes) +
+                                                    " is larger than --max-bytes " +
+                                                    std::to_string(cfg.max_bytes));
+    if (cfg.max_bytes > (std::uint64_t{1} << 30))
+      throw CLI::ValidationError("--max-bytes", "at most 1G (an int count per rank)");
+  } catch (const CLI::CallForHelp&) {
+    if (rank == 0) std::fputs(app.help().c_str(), stdout);
+    status = 0;
+  } catch (const CLI::ParseError& e) {
+    if (rank == 0) std::fprintf(stderr, "mpi-bench: %s (see --help)\n", e.what());
+    status = 2;
+  }
+  if (status >= 0) {
+    MPI_Finalize();
+    std::exit(status);
   }
 }
 
@@ -104,37 +141,15 @@ int main(int argc, char** argv) {
   int rank = 0, size = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  std::vector<std::string> colls = kCollectives;
-  long min_bytes = 1, max_bytes = 16 << 20;
-  std::string label = "run";
-  int cap = 0;  // --max-iterations: oversubscribed MPIs that busy-poll need minutes per size
-  bool window = false;
-  bool per_size = false;
-  bool uneven = false;
-  double root_delay_us = 0, others_delay_us = 0;
-  for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--window")) {
-      window = true;
-      continue;
-    }
-    if (!std::strcmp(argv[i], "--buffers-per-size")) {
-      per_size = true;
-      continue;
-    }
-    if (!std::strcmp(argv[i], "--uneven")) {
-      uneven = true;
-      continue;
-    }
-    if (i + 1 == argc) break;
-    if (!std::strcmp(argv[i], "--coll")) colls = parse_collectives(argv[i + 1], rank);
-    if (!std::strcmp(argv[i], "--min-bytes")) min_bytes = parse_bytes(argv[i + 1]);
-    if (!std::strcmp(argv[i], "--max-bytes")) max_bytes = parse_bytes(argv[i + 1]);
-    if (!std::strcmp(argv[i], "--label")) label = argv[i + 1];
-    if (!std::strcmp(argv[i], "--max-iterations")) cap = std::atoi(argv[i + 1]);
-    if (!std::strcmp(argv[i], "--root-delay-us")) root_delay_us = std::atof(argv[i + 1]);
-    if (!std::strcmp(argv[i], "--others-delay-us")) others_delay_us = std::atof(argv[i + 1]);
-    ++i;
-  }
+  Config cfg;
+  parse_arguments(argc, argv, rank, cfg);
+  const std::vector<std::string>& colls = cfg.colls;
+  const auto min_bytes = static_cast<long>(cfg.min_bytes);
+  const auto max_bytes = static_cast<long>(cfg.max_bytes);
+  const std::string& label = cfg.label;
+  const int cap = cfg.cap;
+  const bool window = cfg.window, per_size = cfg.per_size, uneven = cfg.uneven;
+  const double root_delay_us = cfg.root_delay_us, others_delay_us = cfg.others_delay_us;
   // --uneven adds at most one byte per rank.
   const auto area =
       static_cast<std::size_t>(max_bytes + (uneven ? 1 : 0)) * static_cast<std::size_t>(size);

@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "core/byte_size.hpp"
+#include "cli.hpp"
 #include "machine.hpp"
 #include "shmcoll/shmcoll.hpp"
 #include "warmup.hpp"
@@ -58,23 +58,43 @@ struct Config {
   std::string csv;
 };
 
-std::uint64_t parse_bytes(const std::string& v) {
-  const std::optional<long long> n = parse_byte_size(v);
-  return n && *n > 0 ? static_cast<std::uint64_t>(*n) : 0;
-}
-
-void usage() {
-  std::puts(
-      "usage: shmcoll-run -n N shmcoll-bench [options]\n"
-      "  --coll LIST        comma-separated subset of bcast,scatter,scatterv,gather,gatherv "
-      "(default: all)\n"
-      "  --min-bytes B      smallest message per rank (default 1; K/M/G suffixes)\n"
-      "  --max-bytes B      largest message per rank (default 64M)\n"
-      "  --iterations N     timed iterations per size (default: 2000 for <=4K down to 10 for >8M)\n"
-      "  --no-validate      skip the byte-by-byte check after timing\n"
-      "  --shared           buffers from Team::allocate_shared (copies between them are memcpy)\n"
-      "  --csv FILE         also write the results as CSV (rank 0)\n"
-      "Configuration (SHMCOLL_CHECKS, SHMCOLL_SLOT_BYTES, ...) comes from the environment.");
+// The command line into `cfg`; a bad argument ends the program with status 2 (cli.hpp).
+void parse_arguments(int argc, char** argv, Config& cfg) {
+  CLI::App app(
+      "Times the five collectives of a team at each power-of-two size, against memcpy.\n"
+      "Configuration (SHMCOLL_CHECKS, SHMCOLL_SLOT_BYTES, ...) comes from the "
+      "environment.",
+      "shmcoll-bench");
+  shmcoll::tools::set_usage(app, "shmcoll-run -n N shmcoll-bench [OPTIONS]");
+  std::vector<std::string> colls;
+  app.add_option("--coll", colls,
+                 "comma-separated subset of bcast,scatter,scatterv,gather,gatherv (default: all)")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"bcast", "scatter", "scatterv", "gather", "gatherv"}));
+  shmcoll::tools::add_bytes_option(app, "--min-bytes", cfg.min_bytes,
+                                   "smallest message per rank (default 1; K/M/G suffixes)", 1);
+  shmcoll::tools::add_bytes_option(app, "--max-bytes", cfg.max_bytes,
+                                   "largest message per rank (default 64M)", 1);
+  app.add_option("--iterations", cfg.iterations,
+                 "timed iterations per size (default: 2000 for <=4K down to 10 for >8M)")
+      ->check(CLI::Range(1, 100'000'000));
+  app.add_flag("!--no-validate", cfg.validate, "skip the byte-by-byte check after timing");
+  app.add_flag("--shared", cfg.shared,
+               "buffers from Team::allocate_shared (copies between them are memcpy)");
+  app.add_option("--csv", cfg.csv, "also write the results as CSV to FILE (rank 0)");
+  shmcoll::tools::parse_or_exit(app, argc, argv);
+  if (cfg.min_bytes > cfg.max_bytes) {
+    shmcoll::tools::usage_error(app, "--min-bytes " + std::to_string(cfg.min_bytes) +
+                                         " is larger than --max-bytes " +
+                                         std::to_string(cfg.max_bytes));
+  }
+  if (!colls.empty()) {
+    cfg.colls.clear();
+    for (const std::string& name : colls) {
+      for (Coll c : {Coll::kBcast, Coll::kScatter, Coll::kScatterv, Coll::kGather, Coll::kGatherv})
+        if (name == name_of(c)) cfg.colls.push_back(c);
+    }
+  }
 }
 
 int iterations_for(const Config& cfg, std::uint64_t bytes) {
@@ -158,48 +178,7 @@ double median(std::vector<double> v) {
 
 int main(int argc, char** argv) {
   Config cfg;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    auto value = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
-    if (a == "--help" || a == "-h") {
-      usage();
-      return 0;
-    } else if (a == "--coll") {
-      cfg.colls.clear();
-      std::string list = value();
-      for (std::size_t pos = 0; pos <= list.size();) {
-        std::size_t comma = list.find(',', pos);
-        std::string item =
-            list.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
-        bool found = false;
-        for (Coll c :
-             {Coll::kBcast, Coll::kScatter, Coll::kScatterv, Coll::kGather, Coll::kGatherv}) {
-          if (item == name_of(c)) cfg.colls.push_back(c), found = true;
-        }
-        if (!found) {
-          std::fprintf(stderr, "shmcoll-bench: unknown collective '%s'\n", item.c_str());
-          return 2;
-        }
-        if (comma == std::string::npos) break;
-        pos = comma + 1;
-      }
-    } else if (a == "--min-bytes") {
-      cfg.min_bytes = std::max<std::uint64_t>(1, parse_bytes(value()));
-    } else if (a == "--max-bytes") {
-      cfg.max_bytes = parse_bytes(value());
-    } else if (a == "--iterations") {
-      cfg.iterations = std::atoi(value().c_str());
-    } else if (a == "--no-validate") {
-      cfg.validate = false;
-    } else if (a == "--shared") {
-      cfg.shared = true;
-    } else if (a == "--csv") {
-      cfg.csv = value();
-    } else {
-      std::fprintf(stderr, "shmcoll-bench: unknown option %s (try --help)\n", a.c_str());
-      return 2;
-    }
-  }
+  parse_arguments(argc, argv, cfg);
 
   try {
     auto bootstrap = SocketBootstrap::from_environment();

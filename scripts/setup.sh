@@ -11,6 +11,7 @@ packages=(
   libhwloc-dev hwloc    # topology discovery and binding
   libnuma-dev           # NUMA memory placement
   doctest-dev           # unit and multi-process tests
+  libcli11-dev          # command-line parsing of the tools
   libbenchmark-dev      # copy-kernel micro-benchmarks
   libopenmpi-dev openmpi-bin   # the MPI plugin for Open MPI, its tests and comparisons
   libmpich-dev mpich           # the MPI plugin for MPICH, its tests and comparisons

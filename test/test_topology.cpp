@@ -60,8 +60,8 @@ TEST_CASE("topology: this machine places the calling process") {
 TEST_CASE("topology: a spec hwloc cannot use is an error naming it") {
   CHECK_THROWS_WITH_AS(
       Topology::load("gadget:7 widget:3"),
-      "SHMCOLL_TOPOLOGY='gadget:7 widget:3' is neither an hwloc synthetic description nor a "
-      "readable XML topology file",
+      "'gadget:7 widget:3' is neither an hwloc synthetic description nor a readable XML "
+      "topology file",
       InvalidArgument);
 }
 

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "cli.hpp"
 #include "coll/registry.hpp"
 #include "copy/cross_process.hpp"
 #include "segment/layout.hpp"
@@ -21,25 +22,9 @@
 
 namespace {
 
-const char* kUsage =
-    "usage: shmcoll-info [--segment-size RANKS] [--ranks N [--root R] [--png FILE]]\n"
-    "                    [--topology SPEC]\n"
-    "       shmcoll-info --segments | --remove-stale\n"
-    "\n"
-    "Prints every SHMCOLL_* parameter with its default and its value in this environment.\n"
-    "  --segment-size RANKS  also the bytes of shared memory a team of RANKS maps\n"
-    "  --ranks N             the topology, where N ranks would sit, and the tree from --root\n"
-    "                        (default 0): on this machine as shmcoll-run --bind core places\n"
-    "                        them (rank r on core r mod cores); with a synthetic or XML\n"
-    "                        topology on PU r mod PUs; and which algorithm each collective\n"
-    "                        takes at each size on such a team\n"
-    "  --png FILE            also draw that tree into FILE (with gnuplot)\n"
-    "  --topology SPEC       an hwloc synthetic description (\"package:2 numa:2 core:4 pu:1\")\n"
-    "                        or an XML file, instead of SHMCOLL_TOPOLOGY / this machine\n"
-    "  --segments            list this user's team segments in /dev/shm: a team's segment has\n"
-    "                        a name only while the team forms, so one that stays is stale\n"
-    "                        once its creator has ended (a job killed while forming a team)\n"
-    "  --remove-stale        remove the stale ones (teams formed later do so too)\n";
+constexpr const char* kDescription =
+    "Prints every SHMCOLL_* parameter with its default and its value in this environment;\n"
+    "with --ranks, where N ranks would sit, their tree and each collective's algorithm.";
 
 // --segments and --remove-stale.
 int segments(bool remove) {
@@ -128,34 +113,53 @@ void print_algorithms(const shmcoll::Options& options, int ranks,
 int main(int argc, char** argv) {
   int segment_ranks = 0, ranks = 0, root = 0;
   std::string topology_spec, png;
-  bool topology_given = false;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) {
-        std::fprintf(stderr, "shmcoll-info: %s needs a value\n", a.c_str());
-        std::exit(2);
-      }
-      return argv[++i];
-    };
-    if (a == "-h" || a == "--help") {
-      std::fputs(kUsage, stdout);
-      return 0;
-    } else if (a == "--segment-size") {
-      segment_ranks = std::atoi(value().c_str());
-    } else if (a == "--ranks") {
-      ranks = std::atoi(value().c_str());
-    } else if (a == "--root") {
-      root = std::atoi(value().c_str());
-    } else if (a == "--png") {
-      png = value();
-    } else if (a == "--segments" || a == "--remove-stale") {
-      return segments(a == "--remove-stale");
-    } else if (a == "--topology") {
-      topology_spec = value();
-      topology_given = true;
-    } else {
-      std::fprintf(stderr, "shmcoll-info: unknown argument %s (try --help)\n", a.c_str());
+  bool list_segments = false, remove_stale = false;
+  CLI::App app(kDescription, "shmcoll-info");
+  shmcoll::tools::set_usage(
+      app,
+      "shmcoll-info [--segment-size RANKS] [--ranks N [--root R] [--png FILE]] "
+      "[--topology SPEC]\n       shmcoll-info --segments | --remove-stale");
+  app.add_option("--segment-size", segment_ranks,
+                 "also the bytes of shared memory a team of RANKS maps")
+      ->check(CLI::Range(1, 1 << 20));
+  CLI::Option* ranks_option =
+      app.add_option("--ranks", ranks,
+                     "the topology, where N ranks would sit (on this machine as shmcoll-run "
+                     "--bind core places them: rank r on core r mod cores; with a synthetic or "
+                     "XML topology on PU r mod PUs), the tree from --root, and which algorithm "
+                     "each collective takes at each size on such a team")
+          ->check(CLI::Range(1, 1 << 20));
+  app.add_option("--root", root, "the tree's root (default 0), below --ranks")
+      ->needs(ranks_option)
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--png", png, "also draw that tree into FILE (with gnuplot)")->needs(ranks_option);
+  app.add_option("--topology", topology_spec,
+                 "an hwloc synthetic description (\"package:2 numa:2 core:4 pu:1\") or an XML "
+                 "file, instead of SHMCOLL_TOPOLOGY or this machine");
+  CLI::Option* segments_flag = app.add_flag(
+      "--segments", list_segments,
+      "list this user's team segments in /dev/shm: a team's segment has a name only while the "
+      "team forms, so one that stays is stale once its creator has ended");
+  CLI::Option* remove_flag = app.add_flag("--remove-stale", remove_stale,
+                                          "remove the stale ones (teams formed later do so too)");
+  segments_flag->excludes(remove_flag);
+  for (CLI::Option* listing : {segments_flag, remove_flag}) {
+    for (const char* other : {"--segment-size", "--ranks", "--root", "--png", "--topology"})
+      listing->excludes(app.get_option(other));
+  }
+  shmcoll::tools::parse_or_exit(app, argc, argv);
+  if (list_segments || remove_stale) return segments(remove_stale);
+  if (ranks > 0 && root >= ranks) {
+    std::fprintf(stderr, "shmcoll-info: --root: %d is not a rank of --ranks %d (see --help)\n",
+                 root, ranks);
+    return 2;
+  }
+  // A topology the flag names and hwloc refuses is the flag's fault, not SHMCOLL_TOPOLOGY's.
+  if (!topology_spec.empty()) {
+    try {
+      (void)shmcoll::topology::Topology::load(topology_spec);
+    } catch (const shmcoll::Error& e) {
+      std::fprintf(stderr, "shmcoll-info: --topology: %s (see --help)\n", e.what());
       return 2;
     }
   }
@@ -177,12 +181,8 @@ int main(int argc, char** argv) {
                   static_cast<unsigned long long>(g.rank_stride()));
     }
     if (ranks > 0) {
-      if (root < 0 || root >= ranks) {
-        std::fprintf(stderr, "shmcoll-info: --root %d is outside [0, %d)\n", root, ranks);
-        return 2;
-      }
       namespace topo = shmcoll::topology;
-      const auto t = topo::Topology::load(topology_given ? topology_spec : options.topology);
+      const auto t = topo::Topology::load(topology_spec.empty() ? options.topology : topology_spec);
       std::printf("\ntopology: %s\n", t->summary().c_str());
       std::vector<topo::Place> places;
       for (int r = 0; r < ranks; ++r) {

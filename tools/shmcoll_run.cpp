@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "cli.hpp"
 #include "launch/job.hpp"
 #include "launch/placement.hpp"
 #include "segment/segment.hpp"
@@ -30,39 +31,28 @@ void on_signal(int sig) {
   g_interrupted.store(true);
 }
 
-void usage(FILE* out) {
-  std::fputs(
-      "usage: shmcoll-run -n N [--bind core|numa|none] [--map-by core|numa] [--timeout SECONDS]\n"
-      "                   [--] PROGRAM [ARGS...]\n"
-      "\n"
-      "Starts N ranks of PROGRAM on this node as one shmcoll job.\n"
-      "\n"
-      "  -n, --np N          number of ranks (1 or more)\n"
-      "  --bind core|numa|none\n"
-      "                      core: bind each rank to its core (see --map-by) with hwloc;\n"
-      "                      numa: bind it to the NUMA node of that core;\n"
-      "                      none (default): leave placement to the OS scheduler\n"
-      "  --map-by core|numa  which core a rank gets: core (default): rank r on core r mod\n"
-      "                      (number of cores); numa: ranks dealt round-robin over the NUMA\n"
-      "                      nodes, then over each node's cores\n"
-      "  --timeout SECONDS   kill the job and exit with status 124 if it runs longer\n"
-      "  -h, --help          show this text\n"
-      "\n"
-      "Each rank gets SHMCOLL_RANK, SHMCOLL_SIZE, SHMCOLL_JOB and SHMCOLL_BOOTSTRAP_FD in its\n"
-      "environment; shmcoll::SocketBootstrap::from_environment() reads them. Other SHMCOLL_*\n"
-      "variables (see shmcoll-info) pass through unchanged.\n"
-      "\n"
-      "Exit status: 0 when every rank exits with 0; otherwise the exit status of the first rank\n"
-      "that failed (128+signal if a signal killed it), 124 on --timeout, 130 on Ctrl-C (SIGINT),\n"
-      "143 on SIGTERM. If one rank fails, the others get SIGTERM, then SIGKILL one second\n"
-      "later. The ranks die with the launcher: if it is killed (kill -9), so are they.\n",
-      out);
-}
+constexpr const char* kDescription =
+    "Starts N ranks of PROGRAM on this node as one shmcoll job.\n\n"
+    "Each rank gets SHMCOLL_RANK, SHMCOLL_SIZE, SHMCOLL_JOB and SHMCOLL_BOOTSTRAP_FD in its\n"
+    "environment; shmcoll::SocketBootstrap::from_environment() reads them. Other SHMCOLL_*\n"
+    "variables (see shmcoll-info) pass through unchanged.";
+constexpr const char* kExitStatus =
+    "Exit status: 0 when every rank exits with 0; otherwise the exit status of the first rank\n"
+    "that failed (128+signal if a signal killed it), 124 on --timeout, 130 on Ctrl-C (SIGINT),\n"
+    "143 on SIGTERM, 2 for a bad argument. If one rank fails, the others get SIGTERM, then\n"
+    "SIGKILL one second later. The ranks die with the launcher: if it is killed (kill -9), so\n"
+    "are they.";
 
-[[noreturn]] void bad_usage(const std::string& why) {
-  std::fprintf(stderr, "shmcoll-run: %s\n\n", why.c_str());
-  usage(stderr);
-  std::exit(2);
+// The arguments with mpirun's single-dash rank count (-np N, -np=N) spelt --np, up to the
+// program's name: its own arguments stay as they are.
+std::vector<std::string> with_mpirun_spelling(int argc, char** argv) {
+  std::vector<std::string> args(argv, argv + argc);
+  for (std::size_t i = 1; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--" || a.empty() || a[0] != '-') break;
+    if (a == "-np" || a.rfind("-np=", 0) == 0) args[i] = "-" + a;
+  }
+  return args;
 }
 
 // Removes /dev/shm entries of this job. A team removes its segment name as soon as every rank
@@ -89,49 +79,40 @@ int main(int argc, char** argv) {
   std::string bind = "none";
   std::string map_by = "core";
   double timeout_s = 0;
-  int i = 1;
-  for (; i < argc; ++i) {
-    const std::string a = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) bad_usage(a + " needs a value");
-      return argv[++i];
-    };
-    if (a == "-h" || a == "--help") {
-      usage(stdout);
-      return 0;
-    } else if (a == "-n" || a == "--np") {
-      const std::string v = value();
-      char* end = nullptr;
-      long n = std::strtol(v.c_str(), &end, 10);
-      if (*end != '\0' || n < 1 || n > 4096)
-        bad_usage("-n needs a rank count between 1 and 4096, got '" + v + "'");
-      nranks = static_cast<int>(n);
-    } else if (a == "--bind") {
-      bind = value();
-      if (bind != "core" && bind != "numa" && bind != "none")
-        bad_usage("--bind takes 'core', 'numa' or 'none', got '" + bind + "'");
-    } else if (a == "--map-by") {
-      map_by = value();
-      if (map_by != "core" && map_by != "numa")
-        bad_usage("--map-by takes 'core' or 'numa', got '" + map_by + "'");
-    } else if (a == "--timeout") {
-      const std::string v = value();
-      char* end = nullptr;
-      timeout_s = std::strtod(v.c_str(), &end);
-      if (*end != '\0' || !(timeout_s > 0))
-        bad_usage("--timeout needs a positive number of seconds, got '" + v + "'");
-    } else if (a == "--") {
-      ++i;
-      break;
-    } else if (!a.empty() && a[0] == '-') {
-      bad_usage("unknown option " + a);
-    } else {
-      break;
-    }
+  std::vector<std::string> command;
+  CLI::App app(kDescription, "shmcoll-run");
+  shmcoll::tools::set_usage(app, "shmcoll-run -n N [OPTIONS] [--] PROGRAM [ARGS...]");
+  app.footer(kExitStatus);
+  app.add_option("-n,--np", nranks, "number of ranks (also -np N, as mpirun takes it)")
+      ->required()
+      ->check(CLI::Range(1, 4096));
+  app.add_option("--bind", bind,
+                 "core: bind each rank to its core (see --map-by) with hwloc; numa: to the "
+                 "NUMA node of that core; none (default): leave placement to the scheduler")
+      ->check(CLI::IsMember({"core", "numa", "none"}));
+  app.add_option("--map-by", map_by,
+                 "which core a rank gets: core (default): rank r on core r mod cores; numa: "
+                 "ranks dealt round-robin over the NUMA nodes, then over each node's cores")
+      ->check(CLI::IsMember({"core", "numa"}));
+  app.add_option("--timeout", timeout_s,
+                 "kill the job and exit with status 124 if it runs longer than SECONDS")
+      ->check(shmcoll::tools::positive_seconds());
+  // PROGRAM [ARGS...] (after "--" if PROGRAM starts with a dash): the first argument that is
+  // not an option ends the options; the program's own arguments are its own.
+  app.prefix_command();
+  std::vector<std::string> args = with_mpirun_spelling(argc, argv);
+  std::vector<char*> arg_pointers;
+  for (std::string& a : args) arg_pointers.push_back(a.data());
+  shmcoll::tools::parse_or_exit(app, static_cast<int>(arg_pointers.size()), arg_pointers.data());
+  command = app.remaining();
+  if (!command.empty() && command.front() == "--") command.erase(command.begin());
+  if (command.empty()) {
+    std::fprintf(stderr, "shmcoll-run: no PROGRAM to run (see --help)\n");
+    return 2;
   }
-  if (nranks == 0) bad_usage("the rank count -n is required");
-  if (i >= argc) bad_usage("no program to run");
-  char** program = argv + i;
+  std::vector<char*> program;
+  for (std::string& c : command) program.push_back(c.data());
+  program.push_back(nullptr);
 
   using shmcoll::launch::BindTo;
   using shmcoll::launch::MapBy;
@@ -142,7 +123,8 @@ int main(int argc, char** argv) {
           nranks, bind == "core" ? BindTo::kCore : BindTo::kNuma,
           map_by == "numa" ? MapBy::kNuma : MapBy::kCore);
     } catch (const std::exception& e) {
-      bad_usage(std::string("--bind ") + bind + ": " + e.what());
+      std::fprintf(stderr, "shmcoll-run: --bind %s: %s\n", bind.c_str(), e.what());
+      return 2;
     }
     if (!placement->note().empty())
       std::fprintf(stderr, "shmcoll-run: note: %s\n", placement->note().c_str());
@@ -172,7 +154,7 @@ int main(int argc, char** argv) {
         setenv("SHMCOLL_SIZE", std::to_string(nranks).c_str(), 1);
         setenv("SHMCOLL_JOB", job_id.c_str(), 1);
         setenv("SHMCOLL_BOOTSTRAP_FD", std::to_string(fd).c_str(), 1);
-        execvp(program[0], program);
+        execvp(program[0], program.data());
         std::fprintf(stderr, "shmcoll-run: rank %d: cannot run %s: %s\n", rank, program[0],
                      std::strerror(errno));
         return 127;

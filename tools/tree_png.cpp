@@ -3,7 +3,9 @@
 #include <sys/wait.h>
 
 #include <algorithm>
+#include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <functional>
 
 namespace shmcoll::tools {
@@ -61,11 +63,21 @@ std::string tree_plot_script(const topology::Tree& tree, const std::vector<topol
 
 std::string draw_tree_png(const topology::Tree& tree, const std::vector<topology::Place>& places,
                           const std::string& title, const std::string& png_path) {
+  // "command -v" first: popen succeeds without gnuplot too (the shell starts), and writing to
+  // a shell that has exited would end this process with SIGPIPE mid-line.
+  if (std::system("command -v gnuplot >/dev/null 2>&1") != 0)
+    return "gnuplot is not installed (the setup script installs gnuplot-nox)";
   FILE* gp = popen("gnuplot 2>&1", "w");
   if (gp == nullptr) return "cannot start gnuplot";
   const std::string script = tree_plot_script(tree, places, title, png_path);
+  // Should gnuplot still stop early, the write fails with EPIPE instead of a signal.
+  struct sigaction ignore {
+  }, previous{};
+  ignore.sa_handler = SIG_IGN;
+  sigaction(SIGPIPE, &ignore, &previous);
   std::fwrite(script.data(), 1, script.size(), gp);
   const int status = pclose(gp);
+  sigaction(SIGPIPE, &previous, nullptr);
   if (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
     return "gnuplot failed (is it installed? the setup script installs gnuplot-nox)";
   }

@@ -91,7 +91,8 @@ void TeamImpl::form(Bootstrap& bootstrap) {
   try {
     mine.place = topology::Topology::load(options_.topology)->place_of_rank(rank_, nullptr);
   } catch (const Error& e) {
-    put(mine.topology_error, e.what());  // reported by every rank after the exchange
+    // Reported by every rank after the exchange.
+    put(mine.topology_error, std::string("SHMCOLL_TOPOLOGY=") + e.what());
   }
   if (rank_ == 0) {
     mine.slot_bytes = geometry.slot_bytes;

@@ -69,9 +69,9 @@ std::shared_ptr<const Topology> Topology::load(const std::string& spec) {
     t->this_machine_ = false;
   }
   if (rc != 0 || hwloc_topology_load(t->handle_->topo) != 0) {
-    throw InvalidArgument(
-        "SHMCOLL_TOPOLOGY='" + spec +
-        "' is neither an hwloc synthetic description nor a readable XML topology file");
+    throw InvalidArgument("'" + spec +
+                          "' is neither an hwloc synthetic description nor a readable XML "
+                          "topology file");
   }
   cache[spec] = t;
   return t;
