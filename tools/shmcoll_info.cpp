@@ -13,6 +13,7 @@
 #include "cli.hpp"
 #include "coll/registry.hpp"
 #include "copy/cross_process.hpp"
+#include "mpi/plugin_parameters.hpp"
 #include "segment/layout.hpp"
 #include "segment/segment.hpp"
 #include "segment/stale_segments.hpp"
@@ -108,6 +109,44 @@ void print_algorithms(const shmcoll::Options& options, int ranks,
   }
 }
 
+// Every parameter, the core's and the MPI plugin's, with its default, its value here and its
+// meaning, in aligned columns.
+void print_parameters(const shmcoll::Options& options) {
+  std::vector<shmcoll::ParameterInfo> rows = shmcoll::parameters(options);
+  const std::size_t core_rows = rows.size();
+  for (const shmcoll::mpi::PluginParameter* p : shmcoll::mpi::kPluginParameters) {
+    const char* value = std::getenv(p->name);
+    rows.push_back(
+        {p->name, p->default_value, value != nullptr ? value : p->default_value, p->doc});
+  }
+  std::size_t name_width = 9, default_width = 7, value_width = 5;
+  for (const shmcoll::ParameterInfo& p : rows) {
+    name_width = std::max(name_width, p.name.size());
+    default_width = std::max(default_width, p.default_value.size());
+    value_width = std::max(value_width, p.value.empty() ? 7 : p.value.size());
+  }
+  const auto line = [&](const std::string& name, const std::string& def, const std::string& value,
+                        const std::string& doc) {
+    std::printf("%-*s  %-*s  %-*s  %s\n", static_cast<int>(name_width), name.c_str(),
+                static_cast<int>(default_width), def.c_str(), static_cast<int>(value_width),
+                value.empty() ? "(empty)" : value.c_str(), doc.c_str());
+  };
+  line("parameter", "default", "value", "meaning");
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    if (i == core_rows) std::printf("\nthe MPI plugin's own (libshmcoll_mpi_*.so):\n");
+    line(rows[i].name, rows[i].default_value, rows[i].value, rows[i].doc);
+  }
+}
+
+// The MPI plugin's parameters as the README's Markdown table.
+void print_plugin_table() {
+  std::printf("| variable | default | meaning |\n|---|---|---|\n");
+  for (const shmcoll::mpi::PluginParameter* p : shmcoll::mpi::kPluginParameters) {
+    std::printf("| `%s` | %s | %s |\n", p->name,
+                *p->default_value != '\0' ? p->default_value : "(empty)", p->doc);
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -136,6 +175,10 @@ int main(int argc, char** argv) {
   app.add_option("--topology", topology_spec,
                  "an hwloc synthetic description (\"package:2 numa:2 core:4 pu:1\") or an XML "
                  "file, instead of SHMCOLL_TOPOLOGY or this machine");
+  bool markdown = false;
+  app.add_flag("--markdown", markdown,
+               "print the MPI plugin's parameters as the README's Markdown table, and nothing "
+               "else");
   CLI::Option* segments_flag = app.add_flag(
       "--segments", list_segments,
       "list this user's team segments in /dev/shm: a team's segment has a name only while the "
@@ -149,6 +192,10 @@ int main(int argc, char** argv) {
   }
   shmcoll::tools::parse_or_exit(app, argc, argv);
   if (list_segments || remove_stale) return segments(remove_stale);
+  if (markdown) {
+    print_plugin_table();
+    return 0;
+  }
   if (ranks > 0 && root >= ranks) {
     std::fprintf(stderr, "shmcoll-info: --root: %d is not a rank of --ranks %d (see --help)\n",
                  root, ranks);
@@ -165,11 +212,7 @@ int main(int argc, char** argv) {
   }
   try {
     const shmcoll::Options options = shmcoll::Options::from_env();
-    std::printf("%-22s %-10s %-10s %s\n", "parameter", "default", "value", "meaning");
-    for (const shmcoll::ParameterInfo& p : shmcoll::parameters(options)) {
-      std::printf("%-22s %-10s %-10s %s\n", p.name.c_str(), p.default_value.c_str(),
-                  p.value.empty() ? "(empty)" : p.value.c_str(), p.doc.c_str());
-    }
+    print_parameters(options);
     if (segment_ranks > 0) {
       shmcoll::segment::Geometry g;
       g.nranks = static_cast<std::uint32_t>(segment_ranks);

@@ -2,6 +2,7 @@
 #include "shmcoll/options.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <functional>
 #include <string>
@@ -85,7 +86,11 @@ const std::vector<Row>& rows() {
                                  "' must be 'auto', 'full', 'deferred' or 'basic'");
        }},
       {"SHMCOLL_TIMEOUT", "seconds a rank waits for a peer before raising Timeout",
-       [](const Options& o) { return std::to_string(o.timeout_s); },
+       [](const Options& o) {
+         char text[32];
+         std::snprintf(text, sizeof text, "%g", o.timeout_s);
+         return std::string(text);
+       },
        [](Options& o, const std::string& v) {
          char* end = nullptr;
          double d = std::strtod(v.c_str(), &end);

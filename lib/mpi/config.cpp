@@ -3,17 +3,21 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <mutex>
 #include <string>
 
 #include "core/byte_size.hpp"
 #include "mpi/plugin.hpp"
+#include "mpi/plugin_parameters.hpp"
 
 namespace shmcoll::mpi {
 namespace {
 
 // A switch: 1/yes/on/true or 0/no/off/false. Anything else keeps the default and is reported.
-bool flag(const char* name, bool fallback, std::vector<std::string>& problems) {
+bool flag(const PluginParameter& parameter, std::vector<std::string>& problems) {
+  const char* name = parameter.name;
+  const bool fallback = std::strcmp(parameter.default_value, "1") == 0;
   const char* v = std::getenv(name);
   if (v == nullptr || *v == '\0') return fallback;
   for (const char* yes : {"1", "yes", "on", "true"})
@@ -26,7 +30,9 @@ bool flag(const char* name, bool fallback, std::vector<std::string>& problems) {
   return fallback;
 }
 
-std::uint64_t bytes(const char* name, std::uint64_t fallback, std::vector<std::string>& problems) {
+std::uint64_t bytes(const PluginParameter& parameter, std::vector<std::string>& problems) {
+  const char* name = parameter.name;
+  const auto fallback = static_cast<std::uint64_t>(*parse_byte_size(parameter.default_value));
   const char* v = std::getenv(name);
   if (v == nullptr || *v == '\0') return fallback;
   const std::optional<long long> n = parse_byte_size(v);
@@ -72,33 +78,20 @@ void check_mpi_library() {
 }  // namespace
 
 const char* coll_env_name(Coll c) {
-  switch (c) {
-    case Coll::kBcast:
-      return "SHMCOLL_MPI_BCAST";
-    case Coll::kScatter:
-      return "SHMCOLL_MPI_SCATTER";
-    case Coll::kScatterv:
-      return "SHMCOLL_MPI_SCATTERV";
-    case Coll::kGather:
-      return "SHMCOLL_MPI_GATHER";
-    case Coll::kGatherv:
-      return "SHMCOLL_MPI_GATHERV";
-    case Coll::kCount:
-      break;
-  }
-  return "?";
+  static_assert(std::size(kCollectiveSwitches) == static_cast<std::size_t>(Coll::kCount));
+  return c == Coll::kCount ? "?" : kCollectiveSwitches[static_cast<int>(c)].name;
 }
 
 const PluginConfig& load_config() {
   static const PluginConfig c = [] {
     check_mpi_library();
     PluginConfig p;
-    p.enabled = flag("SHMCOLL_ENABLE", true, p.problems);
+    p.enabled = flag(kEnable, p.problems);
     for (int i = 0; i < static_cast<int>(Coll::kCount); ++i)
-      p.coll_enabled[i] = flag(coll_env_name(static_cast<Coll>(i)), true, p.problems);
-    p.verbose = flag("SHMCOLL_MPI_VERBOSE", false, p.problems);
-    p.budget_bytes = bytes("SHMCOLL_MPI_BUDGET", p.budget_bytes, p.problems);
-    if (const char* scope = std::getenv("SHMCOLL_MPI_BUDGET_SCOPE")) p.budget_scope = scope;
+      p.coll_enabled[i] = flag(kCollectiveSwitches[i], p.problems);
+    p.verbose = flag(kVerbose, p.problems);
+    p.budget_bytes = bytes(kBudget, p.problems);
+    if (const char* scope = std::getenv(kBudgetScope.name)) p.budget_scope = scope;
     p.options = Options::from_env(p.problems);
     return p;
   }();

@@ -27,17 +27,16 @@ enum class Coll { kBcast, kScatter, kScatterv, kGather, kGatherv, kCount };
 // SHMCOLL_MPI_BCAST and so on: the variable that enables each collective.
 const char* coll_env_name(Coll coll);
 
-// Read once from the environment (SHMCOLL_ENABLE, SHMCOLL_MPI_<COLL>, SHMCOLL_MPI_VERBOSE,
-// SHMCOLL_MPI_BUDGET, SHMCOLL_MPI_BUDGET_SCOPE, and the core's SHMCOLL_* parameters); see the
-// README's MPI section. A value that is not accepted keeps its default and is listed in
-// `problems`, which report_config_problems() prints.
+// Read once from the environment: the plugin's parameters (plugin_parameters.hpp, whose
+// defaults these are) and the core's SHMCOLL_* parameters. A value that is not accepted keeps
+// its default and is listed in `problems`, which report_config_problems() prints.
 struct PluginConfig {
   bool enabled = true;
   bool coll_enabled[static_cast<int>(Coll::kCount)] = {true, true, true, true, true};
   bool verbose = false;
   // Shared memory all teams of this user on this node may hold together (segment/node_budget);
   // processes naming the same scope share one budget.
-  std::uint64_t budget_bytes = std::uint64_t{1} << 30;
+  std::uint64_t budget_bytes = 0;
   std::string budget_scope;
   Options options;                    // for every team the plugin forms
   std::vector<std::string> problems;  // one line per rejected setting
