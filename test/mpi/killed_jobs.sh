@@ -17,7 +17,14 @@ for job in 1 2 3 4 5; do
   sleep "$(awk -v r=$RANDOM 'BEGIN { printf "%.2f", 0.3 + 2.0 * r / 32768 }')"
   pkill -KILL -f "^$program dup-loop" ; kill -KILL "$launcher" 2>/dev/null
   wait "$launcher" 2>/dev/null
-  sleep 0.2
+  # A rank its launcher's helper was starting as the kill came runs on, orphaned, and would
+  # keep its segment alive through the clean job: kill until none has been seen for 0.3 s.
+  quiet=0
+  for _ in $(seq 100); do
+    if pkill -KILL -f "^$program dup-loop"; then quiet=0; else quiet=$((quiet + 1)); fi
+    [ "$quiet" -ge 3 ] && break
+    sleep 0.1
+  done
   n=$(ls /dev/shm | grep -c '^shmcoll-' || true)
   echo "killed job $job: $n shmcoll segment(s) in /dev/shm"
   left_by_killed=$n
