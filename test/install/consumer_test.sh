@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Installs the build into a temporary prefix, then builds test/install/consumer against it as
-# an outside project would: with CMake's find_package and each compiler given (g++, clang++),
-# and with pkg-config; each program runs on 3 ranks under the installed shmcoll-run.
-#   consumer_test.sh BUILD_DIR COMPILER...
+# Installs the build into a temporary prefix, then builds test/install/consumer (C++) and
+# consumer_c (the C API) against it as an outside project would: with CMake's find_package and
+# each compiler given (g++, clang++; gcc, clang), and with pkg-config; each program runs on 3
+# ranks under the installed shmcoll-run.
+#   consumer_test.sh BUILD_DIR COMPILER...   (a name ending in ++ builds the C++ program)
 set -euo pipefail
 build=$(realpath "$1")
 shift
@@ -13,14 +14,26 @@ cmake --install "$build" --prefix "$work/prefix" >/dev/null
 prefix=$work/prefix
 libdir=$(dirname "$(find "$prefix" -name 'libshmcoll.so' -print -quit)")
 run() { "$prefix/bin/shmcoll-run" -n 3 "$@"; }
-for cxx in "$@"; do
-  echo "== find_package(shmcoll) with $cxx"
-  cmake -S "$here/consumer" -B "$work/$cxx" -DCMAKE_CXX_COMPILER="$cxx" \
+# consume LANGUAGE COMPILER: the project of that language built with that compiler, and run.
+consume() {
+  local dir=$work/$2 project=consumer
+  [ "$1" = C ] && project=consumer_c
+  echo "== find_package(shmcoll): $project with $2"
+  cmake -S "$here/$project" -B "$dir" -DCMAKE_"$1"_COMPILER="$2" \
     -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_TYPE=Release >/dev/null
-  cmake --build "$work/$cxx" >/dev/null
-  run "$work/$cxx/consumer"
+  cmake --build "$dir" >/dev/null
+  run "$dir/$project"
+}
+for compiler in "$@"; do
+  case $compiler in
+    *++) consume CXX "$compiler" ;;
+    *) consume C "$compiler" ;;
+  esac
 done
+pc() { PKG_CONFIG_PATH="$libdir/pkgconfig" pkg-config --cflags --libs "$1"; }
 echo "== pkg-config shmcoll"
-flags=$(PKG_CONFIG_PATH="$libdir/pkgconfig" pkg-config --cflags --libs shmcoll)
-g++ "$here/consumer/main.cpp" $flags -o "$work/consumer-pc"
+g++ "$here/consumer/main.cpp" $(pc shmcoll) -o "$work/consumer-pc"
 LD_LIBRARY_PATH="$libdir" run "$work/consumer-pc"
+echo "== pkg-config shmcoll-c"
+gcc "$here/consumer_c/main.c" $(pc shmcoll-c) -o "$work/consumer_c-pc"
+LD_LIBRARY_PATH="$libdir" run "$work/consumer_c-pc"
