@@ -10,8 +10,12 @@
 
 #include <cstddef>
 #include <memory>
+#include <ranges>
 #include <span>
 #include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
 
 #include "shmcoll/bootstrap.hpp"
 #include "shmcoll/datatype.hpp"
@@ -25,6 +29,16 @@ namespace shmcoll {
 
 class TeamImpl;
 class ProgressEngine;
+
+// What the typed forms take (see there): a contiguous, sized range as a buffer, and a
+// contiguous range of integers as counts or displacements.
+template <class B>
+concept Buffer = std::ranges::contiguous_range<B> && std::ranges::sized_range<B>;
+template <class S, class R>
+concept SameElements = std::is_same_v<std::ranges::range_value_t<S>, std::ranges::range_value_t<R>>;
+template <class C>
+concept Counts = std::ranges::contiguous_range<C> && std::ranges::sized_range<C> &&
+    std::is_integral_v<std::ranges::range_value_t<C>>;
 
 class SHMCOLL_API Team {
  public:
@@ -131,56 +145,118 @@ class SHMCOLL_API Team {
   Request igatherv(InPlace, void* recvbuf, std::span<const Count> recvcounts,
                    std::span<const Count> displs, Datatype recvtype, int root);
 
-  // ---- typed forms: counts come from the spans ----
-  template <class T>
-  void bcast(std::span<T> buffer, int root) {
-    bcast(buffer.data(), count_of(buffer), Datatype::of<T>(), root);
+  // ---- typed forms: element type and counts come from the buffers ----
+  // A buffer is any contiguous range (std::span of T or const T, std::vector, std::array, a C
+  // array); the send side may hold const elements, and both sides must hold the same element
+  // type. Counts and displacements are any contiguous ranges of integers (int, as MPI programs
+  // keep them, int64_t, size_t), converted and range-checked (InvalidArgument, naming them).
+  template <Buffer B>
+  void bcast(B&& buffer, int root) {
+    bcast(std::ranges::data(buffer), count_of(buffer), datatype_of<B>(), root);
   }
-  template <class T>
-  Request ibcast(std::span<T> buffer, int root) {
-    return ibcast(buffer.data(), count_of(buffer), Datatype::of<T>(), root);
+  template <Buffer B>
+  Request ibcast(B&& buffer, int root) {
+    return ibcast(std::ranges::data(buffer), count_of(buffer), datatype_of<B>(), root);
   }
-  // At the root, `send` holds size() blocks of recv.size() elements each.
-  template <class T>
-  void scatter(std::span<const T> send, std::span<T> recv, int root) {
-    scatter(send.data(), count_of(recv), Datatype::of<T>(), recv.data(), count_of(recv),
-            Datatype::of<T>(), root);
+  // At the root, `send` holds size() blocks of recv's size each.
+  template <Buffer S, Buffer R>
+  requires SameElements<S, R>
+  void scatter(S&& send, R&& recv, int root) {
+    scatter(std::ranges::data(send), count_of(recv), datatype_of<S>(), std::ranges::data(recv),
+            count_of(recv), datatype_of<R>(), root);
   }
-  template <class T>
-  void scatter(std::span<const T> send, InPlace, int root) {
-    scatter(send.data(), per_rank(send), Datatype::of<T>(), in_place, root);
+  template <Buffer S, Buffer R>
+  requires SameElements<S, R> Request iscatter(S&& send, R&& recv, int root) {
+    return iscatter(std::ranges::data(send), count_of(recv), datatype_of<S>(),
+                    std::ranges::data(recv), count_of(recv), datatype_of<R>(), root);
   }
-  template <class T>
-  void scatterv(std::span<const T> send, std::span<const Count> counts,
-                std::span<const Count> displs, std::span<T> recv, int root) {
-    scatterv(send.data(), counts, displs, Datatype::of<T>(), recv.data(), count_of(recv),
-             Datatype::of<T>(), root);
+  template <Buffer S>
+  void scatter(S&& send, InPlace, int root) {
+    scatter(std::ranges::data(send), per_rank(send), datatype_of<S>(), in_place, root);
   }
-  // At the root, `recv` holds size() blocks of send.size() elements each.
-  template <class T>
-  void gather(std::span<const T> send, std::span<T> recv, int root) {
-    gather(send.data(), count_of(send), Datatype::of<T>(), recv.data(), count_of(send),
-           Datatype::of<T>(), root);
+  template <Buffer S, Counts C, Counts D, Buffer R>
+  requires SameElements<S, R>
+  void scatterv(S&& send, const C& counts, const D& displs, R&& recv, int root) {
+    const auto c = counts_of(counts, "sendcounts"), d = counts_of(displs, "displs");
+    scatterv(std::ranges::data(send), c, d, datatype_of<S>(), std::ranges::data(recv),
+             count_of(recv), datatype_of<R>(), root);
   }
-  template <class T>
-  void gather(InPlace, std::span<T> recv, int root) {
-    gather(in_place, recv.data(), per_rank(recv), Datatype::of<T>(), root);
+  template <Buffer S, Counts C, Counts D, Buffer R>
+  requires SameElements<S, R> Request iscatterv(S&& send, const C& counts, const D& displs,
+                                                R&& recv, int root) {
+    const auto c = counts_of(counts, "sendcounts"), d = counts_of(displs, "displs");
+    return iscatterv(std::ranges::data(send), c, d, datatype_of<S>(), std::ranges::data(recv),
+                     count_of(recv), datatype_of<R>(), root);
   }
-  template <class T>
-  void gatherv(std::span<const T> send, std::span<T> recv, std::span<const Count> counts,
-               std::span<const Count> displs, int root) {
-    gatherv(send.data(), count_of(send), Datatype::of<T>(), recv.data(), counts, displs,
-            Datatype::of<T>(), root);
+  template <Buffer S, Counts C, Counts D>
+  void scatterv(S&& send, const C& counts, const D& displs, InPlace, int root) {
+    const auto c = counts_of(counts, "sendcounts"), d = counts_of(displs, "displs");
+    scatterv(std::ranges::data(send), c, d, datatype_of<S>(), in_place, root);
+  }
+  // At the root, `recv` holds size() blocks of send's size each.
+  template <Buffer S, Buffer R>
+  requires SameElements<S, R>
+  void gather(S&& send, R&& recv, int root) {
+    gather(std::ranges::data(send), count_of(send), datatype_of<S>(), std::ranges::data(recv),
+           count_of(send), datatype_of<R>(), root);
+  }
+  template <Buffer S, Buffer R>
+  requires SameElements<S, R> Request igather(S&& send, R&& recv, int root) {
+    return igather(std::ranges::data(send), count_of(send), datatype_of<S>(),
+                   std::ranges::data(recv), count_of(send), datatype_of<R>(), root);
+  }
+  template <Buffer R>
+  void gather(InPlace, R&& recv, int root) {
+    gather(in_place, std::ranges::data(recv), per_rank(recv), datatype_of<R>(), root);
+  }
+  template <Buffer S, Buffer R, Counts C, Counts D>
+  requires SameElements<S, R>
+  void gatherv(S&& send, R&& recv, const C& counts, const D& displs, int root) {
+    const auto c = counts_of(counts, "recvcounts"), d = counts_of(displs, "displs");
+    gatherv(std::ranges::data(send), count_of(send), datatype_of<S>(), std::ranges::data(recv), c,
+            d, datatype_of<R>(), root);
+  }
+  template <Buffer S, Buffer R, Counts C, Counts D>
+  requires SameElements<S, R> Request igatherv(S&& send, R&& recv, const C& counts, const D& displs,
+                                               int root) {
+    const auto c = counts_of(counts, "recvcounts"), d = counts_of(displs, "displs");
+    return igatherv(std::ranges::data(send), count_of(send), datatype_of<S>(),
+                    std::ranges::data(recv), c, d, datatype_of<R>(), root);
+  }
+  template <Buffer R, Counts C, Counts D>
+  void gatherv(InPlace, R&& recv, const C& counts, const D& displs, int root) {
+    const auto c = counts_of(counts, "recvcounts"), d = counts_of(displs, "displs");
+    gatherv(in_place, std::ranges::data(recv), c, d, datatype_of<R>(), root);
   }
 
  private:
-  template <class T>
-  static Count count_of(std::span<T> s) {
-    return static_cast<Count>(s.size());
+  template <class B>
+  static Datatype datatype_of() {
+    return Datatype::of<std::ranges::range_value_t<B>>();
   }
-  template <class T>
-  Count per_rank(std::span<T> s) const {
-    return static_cast<Count>(s.size()) / size();
+  template <class B>
+  static Count count_of(B&& buffer) {
+    return static_cast<Count>(std::ranges::size(buffer));
+  }
+  template <class B>
+  Count per_rank(B&& buffer) const {
+    return static_cast<Count>(std::ranges::size(buffer)) / size();
+  }
+  // A range of integers as Counts; a value that does not fit is an InvalidArgument naming
+  // `what`.
+  template <class C>
+  static std::vector<Count> counts_of(const C& values, const char* what) {
+    std::vector<Count> out;
+    out.reserve(std::ranges::size(values));
+    for (const auto v : values) {
+      if (!std::in_range<Count>(v)) {
+        throw InvalidArgument(std::string(what) + "[" + std::to_string(out.size()) +
+                                  "] = " + std::to_string(v) + " does not fit a 64-bit count",
+                              Cause::kCount);
+      }
+      out.push_back(static_cast<Count>(v));
+    }
+    return out;
   }
 
   std::unique_ptr<TeamImpl> impl_;
