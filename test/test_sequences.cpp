@@ -101,7 +101,10 @@ TEST_CASE("teams are formed one after another, and a team of one works") {
   }
 }
 
-TEST_CASE("messages of 256 MiB per rank move through the slots in chunks") {
+// "heavy": bulk copying, long under ThreadSanitizer; the same synchronization runs in every other
+// collective test.
+TEST_CASE("messages of 256 MiB per rank move through the slots in chunks" *
+          doctest::test_suite("heavy")) {
   std::string job;
   auto outcome = run_ranks(
       {.nranks = 2, .deadline_s = 300},
