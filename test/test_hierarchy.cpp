@@ -46,7 +46,7 @@ int key(const Place& p, Level l) {
 
 }  // namespace
 
-// "heavy": single-threaded and long under ThreadSanitizer, which has nothing to find in it. (No
+// "heavy": single-threaded, and long under the sanitizers: run.sh runs it optimized only. (No
 // commas in the name: the label lookup of doctest's ctest discovery splits names at them.)
 TEST_CASE("hierarchy: every rank is reached exactly once for all sizes and roots of each layout" *
           doctest::test_suite("heavy")) {

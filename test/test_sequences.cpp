@@ -101,8 +101,8 @@ TEST_CASE("teams are formed one after another, and a team of one works") {
   }
 }
 
-// "heavy": bulk copying, long under ThreadSanitizer; the same synchronization runs in every other
-// collective test.
+// "heavy": bulk copying, long under the sanitizers (run.sh runs it optimized only); the same
+// synchronization runs in every other collective test.
 TEST_CASE("messages of 256 MiB per rank move through the slots in chunks" *
           doctest::test_suite("heavy")) {
   std::string job;
