@@ -15,7 +15,7 @@ if [ ! -f "$dir/CMakeCache.txt" ]; then
   command -v ninja >/dev/null 2>&1 && gen=(-G Ninja)
   CC=clang CXX=clang++ cmake -S . -B "$dir" "${gen[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DSHMCOLL_FUZZ=ON -DSHMCOLL_SANITIZE=address,undefined -DSHMCOLL_BUILD_TESTS=OFF \
-    -DSHMCOLL_BUILD_BENCH=OFF -DSHMCOLL_BUILD_MPI=OFF
+    -DSHMCOLL_BUILD_BENCH=OFF -DSHMCOLL_BUILD_MPI=OFF -DSHMCOLL_LTO=OFF
 fi
 cmake --build "$dir" -j "$(nproc)" --target fuzz_shared_state
 mkdir -p fuzz/corpus

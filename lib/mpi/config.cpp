@@ -1,5 +1,6 @@
 #include <strings.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -54,7 +55,9 @@ void check_mpi_library() {
   constexpr bool built_for_open_mpi = false;
   constexpr const char* built_for = "MPICH (and the MPIs that share its ABI)";
 #endif
-  char version[MPI_MAX_LIBRARY_VERSION_STRING] = {};
+  // Room for the other MPI's longest version text, not only this one's: MPICH writes up to its
+  // 8192 bytes where Open MPI's headers allow 256.
+  static char version[std::max(MPI_MAX_LIBRARY_VERSION_STRING, 16384)] = {};
   int length = 0;
   if (PMPI_Get_library_version(version, &length) != MPI_SUCCESS) return;
   const std::string running(version, static_cast<std::size_t>(length));
