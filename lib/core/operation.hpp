@@ -62,7 +62,10 @@ class CollectiveOp {
   void check_peer_signature(int peer, std::uint64_t packed, std::uint64_t bytes) const {
     if (packed == sig_.packed()) {
       const std::int64_t expected = expected_peer_bytes(peer);
-      if (expected < 0 || bytes == static_cast<std::uint64_t>(expected)) return;
+      // Without the uniform bit: a v-form root's uniform word of the expected size matches here
+      // too (a gatherv sender's every call). Sizes never carry that bit (validate::kMaxBytes).
+      if (expected < 0 || (bytes & ~root_word::kUniform) == static_cast<std::uint64_t>(expected))
+        return;
     }
     compare_peer_signature(peer, packed, bytes);
   }
