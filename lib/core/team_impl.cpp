@@ -279,7 +279,15 @@ void TeamImpl::raise_abort() {
 }
 
 void TeamImpl::on_slow_wait(const sync::WaitTarget& target, std::int64_t waited_ns) {
-  check_aborted();
+  if (abort_recorded()) {
+    // A peer that failed in a later call published what this call needs before it recorded
+    // the abort (the acquire in check_aborted's load pairs with its release), so this wait
+    // may have been met since the waiter last looked: then it ends normally, and the abort is
+    // raised by the first wait that is not met, at the latest in this rank's next call.
+    std::atomic_thread_fence(std::memory_order_acquire);
+    if (!aborted_ && sync::reached(target)) return;
+    check_aborted();
+  }
   if (current_ != nullptr) check_peer_in_slow_wait(target);
   const std::int64_t now = now_ns();
   if (now - last_liveness_check_ns_ >= policy_.sleep_slice_ns) {
