@@ -138,13 +138,22 @@ void print_parameters(const shmcoll::Options& options) {
   }
 }
 
-// The MPI plugin's parameters as the README's Markdown table.
-void print_plugin_table() {
+// A parameter list as a Markdown table: the core's (docs/tuning.md) or the MPI plugin's
+// (README.md), with the defaults whatever the environment says. Tests compare both documents
+// with this output.
+void print_markdown_table(const std::string& which) {
   std::printf("| variable | default | meaning |\n|---|---|---|\n");
-  for (const shmcoll::mpi::PluginParameter* p : shmcoll::mpi::kPluginParameters) {
-    std::printf("| `%s` | %s | %s |\n", p->name,
-                *p->default_value != '\0' ? p->default_value : "(empty)", p->doc);
+  const auto row = [](const std::string& name, const std::string& def, const std::string& doc) {
+    std::printf("| `%s` | %s | %s |\n", name.c_str(), def.empty() ? "(empty)" : def.c_str(),
+                doc.c_str());
+  };
+  if (which == "core") {
+    for (const shmcoll::ParameterInfo& p : shmcoll::parameters(shmcoll::Options{}))
+      row(p.name, p.default_value, p.doc);
+    return;
   }
+  for (const shmcoll::mpi::PluginParameter* p : shmcoll::mpi::kPluginParameters)
+    row(p->name, p->default_value, p->doc);
 }
 
 }  // namespace
@@ -175,10 +184,11 @@ int main(int argc, char** argv) {
   app.add_option("--topology", topology_spec,
                  "an hwloc synthetic description (\"package:2 numa:2 core:4 pu:1\") or an XML "
                  "file, instead of SHMCOLL_TOPOLOGY or this machine");
-  bool markdown = false;
-  app.add_flag("--markdown", markdown,
-               "print the MPI plugin's parameters as the README's Markdown table, and nothing "
-               "else");
+  std::string markdown;
+  app.add_option("--markdown", markdown,
+                 "print one parameter list as a Markdown table with the defaults, and nothing "
+                 "else: core (docs/tuning.md) or plugin (the MPI plugin's, README.md)")
+      ->check(CLI::IsMember({"core", "plugin"}));
   CLI::Option* segments_flag = app.add_flag(
       "--segments", list_segments,
       "list this user's team segments in /dev/shm: a team's segment has a name only while the "
@@ -192,8 +202,8 @@ int main(int argc, char** argv) {
   }
   shmcoll::tools::parse_or_exit(app, argc, argv);
   if (list_segments || remove_stale) return segments(remove_stale);
-  if (markdown) {
-    print_plugin_table();
+  if (!markdown.empty()) {
+    print_markdown_table(markdown);
     return 0;
   }
   if (ranks > 0 && root >= ranks) {

@@ -33,6 +33,7 @@ expect 2 "--png" "$info" --png x.png
 expect 2 "--topology" "$info" --ranks 2 --topology foo:3
 expect 2 "--root" "$info" --ranks 2 --root 5
 expect 2 "--segments" "$info" --segments --ranks 2
+expect 2 "--markdown" "$info" --markdown readme
 expect 0 "--ranks" "$info" --help
 png=$(mktemp -u --suffix=.png)
 expect 1 "gnuplot is not installed" env PATH=/nonexistent "$info" --ranks 2 --png "$png"
