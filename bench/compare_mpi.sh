@@ -1,6 +1,11 @@
 #!/usr/bin/env bash
 # Compares each MPI's own collectives with the shmcoll plugin, on the same mpi-bench binary,
-# back to back, for np=2 and np=4 (one rank per core where there are enough cores). With more
+# back to back, for np=2 and np=4 (one rank per core where there are enough cores). The MPI's
+# own runs preload lib/libshmcoll_nop_<mpi>.so, a library that does nothing, from beside the
+# plugin under a name of the same length: both runs then carry an environment of one length,
+# which shifts the stack alike. Repetitions alternate the order (native first in odd ones,
+# the plugin first in even ones: ABBA), so that a machine that drifts moves both alike;
+# bench/summarize_mpi.py reports the median of the per-repetition ratios. With more
 # ranks than cores, iterations are capped at OVERSUBSCRIBED_ITERATIONS (default 50): MPICH
 # busy-polls, so each of its calls then costs scheduler time slices.
 # BENCH_ARGS go to every mpi-bench run (--window: buffers in an MPI-3 shared window).
@@ -26,16 +31,28 @@ for rep in $(seq 1 "$reps"); do
   for np in ${NPS:-2 4}; do
     for mpi in ${MPIS:-openmpi mpich}; do
       bin="$build/bench/mpi-bench-$mpi"
-      plugin="$(realpath "$build/lib/libshmcoll_mpi_$mpi.so")"
       [ -x "$bin" ] || continue
       args=(${BENCH_ARGS:-})
       if [ "$np" -gt "$(nproc)" ]; then args+=(--max-iterations "${OVERSUBSCRIBED_ITERATIONS:-50}"); fi
-      if [ "$mpi" = openmpi ]; then launch=("${openmpi[@]}" -np "$np"); preload=(-x LD_PRELOAD="$plugin");
-      else launch=("${mpich[@]}" -n "$np"); preload=(-env LD_PRELOAD "$plugin"); fi
+      # run MODE LIBRARY LABEL: one launch with LIBRARY preloaded, into MODE's file.
+      run() {
+        local library
+        library=$(realpath "$build/lib/$2")
+        if [ "$mpi" = openmpi ]; then
+          "${openmpi[@]}" -np "$np" -x LD_PRELOAD="$library" "$bin" --label "$3" "${args[@]}"
+        else
+          "${mpich[@]}" -n "$np" -env LD_PRELOAD "$library" "$bin" --label "$3" "${args[@]}"
+        fi > "$out/$mpi-$1-np$np-$rep.csv"
+      }
       # The CPUs' distance can change between runs on a VM (bench/core_round_trip.cpp).
       echo "rep $rep np $np $mpi: $("$build/bench/core-round-trip" 2>&1)" >> "$out/machine.txt"
-      "${launch[@]}" "$bin" --label "$mpi" "${args[@]}" > "$out/$mpi-native-np$np-$rep.csv"
-      "${launch[@]}" "${preload[@]}" "$bin" --label "$mpi+shmcoll" "${args[@]}" > "$out/$mpi-shmcoll-np$np-$rep.csv"
+      if [ $((rep % 2)) -eq 1 ]; then
+        run native "libshmcoll_nop_$mpi.so" "$mpi"
+        run shmcoll "libshmcoll_mpi_$mpi.so" "$mpi+shmcoll"
+      else
+        run shmcoll "libshmcoll_mpi_$mpi.so" "$mpi+shmcoll"
+        run native "libshmcoll_nop_$mpi.so" "$mpi"
+      fi
     done
   done
 done

@@ -3,8 +3,8 @@
 
 usage: bench/ratios_mpi.py DIR [MPI] [--per-run]
 For each np found in DIR and each collective: "bytes:ratio" for every size, where ratio is the
-median over repetitions of MPI+shmcoll divided by the median of MPI natively (MPI: openmpi by
-default). A compact view for finding the sizes at which the plugin is slower.
+median over repetitions of each one's MPI+shmcoll / MPI natively (MPI: openmpi by default).
+A compact view for finding the sizes at which the plugin is slower.
 With --per-run, instead, each repetition's own ratios at the sizes where they exceed 1.0: on a
 machine whose state changes between repetitions (a VM whose CPUs the host moves), medians
 over them mix the states, and a repetition compares a plugin run with the native run next to it.
@@ -56,10 +56,11 @@ def main(folder, mpi):
         for coll in COLLECTIVES:
             cells = []
             for b in sizes(data, n, coll):
-                native = [v for k, v in data.items() if k[0] == n and k[2:] == (coll, b, "native")]
-                plugin = [v for k, v in data.items() if k[0] == n and k[2:] == (coll, b, "shmcoll")]
-                if native and plugin:
-                    cells.append(f"{b}:{statistics.median(plugin) / statistics.median(native):.1f}")
+                ratios = [v / data[(n, k[1], coll, b, "native")] for k, v in data.items()
+                          if k[0] == n and k[2:] == (coll, b, "shmcoll")
+                          and data.get((n, k[1], coll, b, "native"))]
+                if ratios:
+                    cells.append(f"{b}:{statistics.median(ratios):.1f}")
             print(coll, " ".join(cells))
 
 

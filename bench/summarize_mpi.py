@@ -3,7 +3,8 @@
 
 usage: bench/summarize_mpi.py DIR
 Prints, for np and collective at selected sizes, the median over repetitions of the OSU average
-latency (us) of each MPI natively and with the shmcoll plugin, and the ratio plugin / native;
+latency (us) of each MPI natively and with the shmcoll plugin, and the ratio plugin / native:
+the median of the repetitions' own ratios (each compares two launches next to each other);
 then, where the runs recorded them, the memcpy and copy-floor references (median over every
 run of that np) and each plugin result against the best native one and against the floor.
 Also writes DIR/plot-np<N>-<collective>.dat (bytes, the four medians and the references) for
@@ -20,17 +21,26 @@ LARGE = [(1 << 20, "1 MiB"), (4 << 20, "4 MiB"), (16 << 20, "16 MiB")]
 
 
 def main(folder):
-    data = {}
+    data = {}  # (np, collective, bytes, mpi, mode) -> {repetition: avg_us}
     refs = {}  # (np, collective, bytes) -> {"memcpy_us": [...], "floor_us": [...]}
     for path in glob.glob(os.path.join(folder, "*-np*-*.csv")):
-        mpi, mode, np_part, _rep = os.path.basename(path)[:-4].split("-")
+        mpi, mode, np_part, rep = os.path.basename(path)[:-4].split("-")
         for row in csv.DictReader(open(path)):
             key = (int(np_part[2:]), row["collective"], int(row["bytes"]), mpi, mode)
-            data.setdefault(key, []).append(float(row["avg_us"]))
+            data.setdefault(key, {})[rep] = float(row["avg_us"])
             for ref in ("memcpy_us", "floor_us"):
                 if row.get(ref):
                     refs.setdefault(key[:3], {}).setdefault(ref, []).append(float(row[ref]))
-    med = {k: statistics.median(v) for k, v in data.items()}
+    med = {k: statistics.median(v.values()) for k, v in data.items()}
+
+    def ratio(key, num_mode, den_mode):
+        """Median over the repetitions with both runs of num / den, or None."""
+        num, den = data.get(key + (num_mode,)), data.get(key + (den_mode,))
+        if not num or not den:
+            return None
+        per_rep = [num[r] / den[r] for r in num if r in den and den[r] > 0]
+        return statistics.median(per_rep) if per_rep else None
+
     series = [("openmpi", "native"), ("openmpi", "shmcoll"), ("mpich", "native"), ("mpich", "shmcoll")]
     for n in sorted({k[0] for k in med}):
         for coll in sorted({k[1] for k in med}):
@@ -44,7 +54,8 @@ def main(folder):
                              for ref in ("memcpy_us", "floor_us")]
                     out.write(f"{b} " + " ".join("NaN" if v is None else f"{v:.3f}" for v in vals) + "\n")
     reps = max(len(v) for v in data.values())
-    print(f"OSU-style average latency, us, median of {reps} runs; ratio = with plugin / native.\n")
+    print(f"OSU-style average latency, us, median of {reps} runs; ratio = with plugin / native,")
+    print("the median of the runs' own ratios.\n")
     for n in sorted({k[0] for k in med}):
         print(f"np={n}\n")
         print("| collective | size | Open MPI | +shmcoll | ratio | MPICH | +shmcoll | ratio |")
@@ -55,10 +66,11 @@ def main(folder):
                 for mpi in ["openmpi", "mpich"]:
                     native = med.get((n, coll, size, mpi, "native"))
                     plugin = med.get((n, coll, size, mpi, "shmcoll"))
-                    if native is None or plugin is None:
+                    r = ratio((n, coll, size, mpi), "shmcoll", "native")
+                    if native is None or plugin is None or r is None:
                         cells += ["-", "-", "-"]
                     else:
-                        cells += [f"{native:.2f}", f"{plugin:.2f}", f"{plugin / native:.2f}"]
+                        cells += [f"{native:.2f}", f"{plugin:.2f}", f"{r:.2f}"]
                 print(f"| {coll} | {label} | " + " | ".join(cells) + " |")
         print()
         if not any(k[0] == n for k in refs):
@@ -72,14 +84,19 @@ def main(folder):
                 r = refs.get((n, coll, size))
                 natives = [med.get((n, coll, size, m, "native")) for m in ["openmpi", "mpich"]]
                 plugins = [med.get((n, coll, size, m, "shmcoll")) for m in ["openmpi", "mpich"]]
-                if r is None or None in natives or None in plugins:
+                natives = [v for v in natives if v is not None]
+                if r is None or "floor_us" not in r or not natives:
                     continue
                 best = min(natives)
                 mc = statistics.median(r["memcpy_us"])
                 fl = statistics.median(r["floor_us"])
-                print(f"| {coll} | {label} | {best:.1f} | {plugins[0]:.1f} | {plugins[1]:.1f} | "
-                      f"{plugins[0] / best:.2f}, {plugins[1] / best:.2f} | {mc:.1f} | {fl:.1f} | "
-                      f"{plugins[0] / fl:.2f}, {plugins[1] / fl:.2f} |")
+
+                def cells(scale):
+                    return ", ".join("-" if p is None else f"{p / scale:.2f}" for p in plugins)
+
+                print(f"| {coll} | {label} | {best:.1f} | "
+                      + " | ".join("-" if p is None else f"{p:.1f}" for p in plugins)
+                      + f" | {cells(best)} | {mc:.1f} | {fl:.1f} | {cells(fl)} |")
         print()
 
 
