@@ -3,15 +3,20 @@
 # consumer_c (the C API) against it as an outside project would: with CMake's find_package and
 # each compiler given (g++, clang++; gcc, clang), and with pkg-config; each program runs on 3
 # ranks under the installed shmcoll-run.
-#   consumer_test.sh BUILD_DIR COMPILER...   (a name ending in ++ builds the C++ program)
+#   consumer_test.sh BUILD_DIR COMPILER...       (a name ending in ++ builds the C++ program)
+#   consumer_test.sh --prefix PREFIX COMPILER...  the same against an installed prefix
 set -euo pipefail
-build=$(realpath "$1")
-shift
 here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-cmake --install "$build" --prefix "$work/prefix" >/dev/null
-prefix=$work/prefix
+if [ "$1" = --prefix ]; then
+  prefix=$(realpath "$2")
+  shift 2
+else
+  cmake --install "$(realpath "$1")" --prefix "$work/prefix" >/dev/null
+  prefix=$work/prefix
+  shift
+fi
 libdir=$(dirname "$(find "$prefix" -name 'libshmcoll.so' -print -quit)")
 run() { "$prefix/bin/shmcoll-run" -n 3 "$@"; }
 # consume LANGUAGE COMPILER: the project of that language built with that compiler, and run.
