@@ -16,6 +16,8 @@ packages=(
   libopenmpi-dev openmpi-bin   # the MPI plugin for Open MPI, its tests and comparisons
   libmpich-dev mpich           # the MPI plugin for MPICH, its tests and comparisons
   gnuplot-nox           # benchmark plots and shmcoll-info --png
+  dpkg-dev              # dpkg-shlibdeps: the Debian packages' dependencies (cpack)
+  libudev-dev           # what pkg-config --static hwloc names: linking the static library
   "$@"
 )
 

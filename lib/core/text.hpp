@@ -31,7 +31,12 @@ inline std::string rank_list(const std::vector<int>& ranks) {
     while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1) ++j;
     if (i > 0) s += ", ";
     s += std::to_string(ranks[i]);
-    if (j > i) s += "-" + std::to_string(ranks[j]);
+    if (j > i) {
+      // Appended in two steps: GCC 12 warns (-Wrestrict) about `"-" + std::string` here in
+      // optimized builds without LTO, a false positive.
+      s += '-';
+      s += std::to_string(ranks[j]);
+    }
     i = j + 1;
   }
   return s;

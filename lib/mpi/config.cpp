@@ -1,12 +1,14 @@
 #include <strings.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <iterator>
 #include <mutex>
 #include <string>
+#include <thread>
 
 #include "core/byte_size.hpp"
 #include "mpi/plugin.hpp"
@@ -74,6 +76,10 @@ void check_mpi_library() {
                  "libshmcoll_mpi_%s.so instead\n",
                  built_for, name.c_str(), runs_open_mpi ? "openmpi" : "mpich");
     std::fflush(stderr);
+  } else {
+    // The launcher ends the whole job when the first rank exits: the others give rank 0 the
+    // time to say why.
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
   }
   std::_Exit(1);
 }

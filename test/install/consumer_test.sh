@@ -4,7 +4,8 @@
 # each compiler given (g++, clang++; gcc, clang), and with pkg-config; each program runs on 3
 # ranks under the installed shmcoll-run.
 #   consumer_test.sh BUILD_DIR COMPILER...       (a name ending in ++ builds the C++ program)
-#   consumer_test.sh --prefix PREFIX COMPILER...  the same against an installed prefix
+#   consumer_test.sh --prefix PREFIX COMPILER...  the same against an installed prefix (with a
+#                                                 shared or a static libshmcoll)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d)
@@ -17,7 +18,11 @@ else
   prefix=$work/prefix
   shift
 fi
-libdir=$(dirname "$(find "$prefix" -name 'libshmcoll.so' -print -quit)")
+library=$(find "$prefix" \( -name 'libshmcoll.so' -o -name 'libshmcoll.a' \) -print -quit)
+libdir=$(dirname "$library")
+# A static library's users link its dependencies too: pkg-config --static names them.
+static=()
+[[ $library == *.a ]] && static=(--static)
 run() { "$prefix/bin/shmcoll-run" -n 3 "$@"; }
 # consume LANGUAGE COMPILER: the project of that language built with that compiler, and run.
 consume() {
@@ -35,7 +40,7 @@ for compiler in "$@"; do
     *) consume C "$compiler" ;;
   esac
 done
-pc() { PKG_CONFIG_PATH="$libdir/pkgconfig" pkg-config --cflags --libs "$1"; }
+pc() { PKG_CONFIG_PATH="$libdir/pkgconfig" pkg-config "${static[@]}" --cflags --libs "$1"; }
 echo "== pkg-config shmcoll"
 g++ "$here/consumer/main.cpp" $(pc shmcoll) -o "$work/consumer-pc"
 LD_LIBRARY_PATH="$libdir" run "$work/consumer-pc"
