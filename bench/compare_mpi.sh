@@ -13,7 +13,7 @@
 #        [OUT_DIR] [REPETITIONS]
 set -euo pipefail
 build=${1:-build}
-out=${2:-bench/results/mpi-$(date +%Y-%m-%d)}
+out=${2:-results/mpi-$(date +%Y-%m-%d)}
 reps=${3:-3}
 mkdir -p "$out"
 # The machine and the MPIs these figures belong to.

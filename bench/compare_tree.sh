@@ -4,7 +4,7 @@
 # second of two back-to-back 1 MiB runs on 4-8 ranks ran 4-9% slower, with identical code).
 # Usage:
 #   bench/compare_tree.sh OUTDIR "RANKS..." "SIZES..." REPS [shmcoll-run placement options]
-# e.g. bench/compare_tree.sh bench/results/tree-x "2 4 8" "8 1M" 5 --bind core
+# e.g. bench/compare_tree.sh results/tree-x "2 4 8" "8 1M" 5 --bind core
 # BENCH_ARGS adds shmcoll-bench options (e.g. "--iterations 20000").
 # Writes OUTDIR/<alg>-np<N>-<size>-r<k>.csv and .txt; bench/summarize_tree.py makes the table.
 set -euo pipefail

@@ -1,12 +1,9 @@
 // core-round-trip: how long a cache line takes to go from one CPU to another and back, for
 // the record that goes with every benchmark result.
 //
-// Why: on a virtual machine the host decides where the guest's CPUs run, and moves them. On
-// the 2-core VM the benchmarks were developed on, this round trip was about 50 ns in some runs
-// and 110-125 ns (sometimes 550 ns) in others, minutes apart, and everything that moves cache
-// lines between the ranks followed it: a broadcast of 1 MiB through a ring of 4 x 64 KiB slots
-// took 47 us at 50 ns and 103-130 us at 120 ns (bench/results/slot-ring-2026-11-24-2core-vm/).
-// A result without this number cannot be compared with another one.
+// Why: on a virtual machine the host decides where the guest's CPUs run, and moves them, and
+// everything that moves cache lines between the ranks follows this round trip (see
+// docs/performance.md). A result without this number cannot be compared with another one.
 //
 // usage: core-round-trip [CPU_A CPU_B] (default: the first two CPUs this process may use)
 // Prints the median of 7 measurements of 100,000 round trips each, in nanoseconds.

@@ -16,7 +16,7 @@
 # folder.
 set -uo pipefail
 build=${1:-build}
-out=${2:-bench/results/device-$(date +%Y-%m-%d)}
+out=${2:-results/device-$(date +%Y-%m-%d)}
 budget=${3:-540}
 here=$(cd "$(dirname "$0")" && pwd)
 start=$(date +%s)

@@ -34,10 +34,9 @@ enum class CheckLevel {
   // No rank waits for the slowest one, which is what oversubscribed teams need.
   kDeferred,
   // The default: kFull in a team with a CPU per rank, kDeferred in an oversubscribed one
-  // (more ranks than CPUs), where kFull's waits for every peer cost context switches: at
-  // 1-256 B, 4 and 8 ranks on 2 CPUs, the five collectives took 0.8-46x Open MPI's time under
-  // kFull and 0.06-2.4x under kDeferred (bench/results/default-checks-auto-2026-11-26-2core-
-  // amd-vm). Resolved at team formation, the same on every rank (Team::options() shows it).
+  // (more ranks than CPUs), where kFull's waits for every peer cost context switches (the
+  // measurement: docs/tuning.md). Resolved at team formation, the same on every rank
+  // (Team::options() shows it).
   kAuto,
 };
 
@@ -70,40 +69,26 @@ struct SHMCOLL_API Options {
   Algorithm gather_algorithm = Algorithm::kAuto;   // gather and gatherv
   SingleCopy single_copy = SingleCopy::kAuto;
   // Per-rank block size (bytes) from which flat broadcast, scatter and gather use the single
-  // copy, when the team has it. Below it the slots win: no system call per transfer. Measured
-  // at np=2 on 2 cores, 16 KiB against 32 KiB here, 5 alternating rounds through each MPI's
-  // plugin (bench/results/single-copy-16k-2026-11-25-2core-vm): at 16 KiB broadcast took
-  // 0.77x (Open MPI plugin) and 0.99x (MPICH's), scatter 0.80 and 0.82, scatterv 0.91 and 0.93,
-  // gather 0.91 and 0.90, gatherv 1.03 and 0.95 of the time through the slots; at 8 KiB the
-  // single copy lost (broadcast 1.44-1.55 us against 1.12-1.22). Oversubscribed teams gather
-  // with it later (oversubscribed_gather_single_copy_min_bytes). The cooperative split
-  // (root_shares.hpp, copy_balance.hpp) moved this from the 32 KiB measured before it.
+  // copy, when the team has it. Below it the slots win: no system call per transfer.
+  // Oversubscribed teams gather with it later (oversubscribed_gather_single_copy_min_bytes);
+  // larger teams use the *_min_team_bytes below. Every default of this struct and the
+  // measurement behind it: docs/tuning.md.
   std::size_t single_copy_min_bytes = 16 * 1024;
   // The same minimum where cross-memory attach is slow: where rank 0 measured it at
   // kSlowCrossCopyCost times memcpy's cost per byte or more when the team formed, the single
   // copy starts from this size instead, if it is larger (SHMCOLL_SINGLE_COPY=auto). There each
   // system call pins the peer's 4 KiB pages one by one, and a cooperative copy, each core moving
   // its part at a third of memcpy's speed or less, loses to the slots' copy-in and copy-out
-  // until the buffers are on huge pages (huge_pages) and the blocks are large. On a 2-core AMD
-  // EPYC VM (measured at 3.2-4.5x), np=2, Open MPI plugin, 3 alternating rounds, slots against
-  // the single copy (bench/results/slow-cma-2026-11-25-2core-amd-vm): with buffers inside a
-  // 64 MiB allocation, whose edge pages move too, at 128 KiB broadcast 5.1 us against 4.6,
-  // scatter 3.5 against 3.5, gather 2.7 against 4.1; at 256 KiB 8.3 against 5.2, 7.8 against
-  // 5.0, 6.9 against 5.0; at 16 KiB the slots took 0.35-0.42x the time. With buffers inside a
-  // 4 MiB allocation, whose edge pages stay small: at 256 KiB broadcast 8.6 against 11.0,
-  // gather 9.6 against 12.6; at 1 MiB 30.5 against 34.7 and 39.3 against 48.3.
+  // until the buffers are on huge pages (huge_pages) and the blocks are large.
   std::size_t slow_cma_single_copy_min_bytes = 256 * 1024;
-  // Measured on the Intel VMs at 1.25-1.8x and on the AMD one at 3.2-4.5x: each core of a
-  // cooperative copy, moving its part at 1/cost of memcpy's speed, loses to the slots' two
-  // pipelined copies at memcpy's speed from a cost of 2; 2.5 keeps the two kinds apart.
+  // Each core of a cooperative copy, moving its part at 1/cost of memcpy's speed, loses to the
+  // slots' two pipelined copies at memcpy's speed from a cost of 2; 2.5 lies between the
+  // machines measured so far (docs/tuning.md), away from both kinds.
   static constexpr double kSlowCrossCopyCost = 2.5;
   // Per-rank block size from which gather and gatherv use the single copy in a team with more
   // ranks than CPUs (SHMCOLL_SINGLE_COPY=auto; broadcast has its own rule below), if it is also
   // single_copy_min_bytes or more. There the root takes no share of the copies and waits for
-  // each sender's in that sender's time slice. 16 KiB blocks with 4 and 8 ranks on 2 cores, two
-  // sets of 3 runs (same folder): gather(v) 1.3-2.7 us through the slots against 2.7-7.7 with
-  // the single copy. Scatter(v) keeps single_copy_min_bytes: at 8 ranks and 16 KiB it took
-  // 0.68-0.69x the slots' time (5 alternating rounds), at 4 ranks 1.03-1.07x.
+  // each sender's in that sender's time slice. Scatter(v) keeps single_copy_min_bytes.
   std::size_t oversubscribed_gather_single_copy_min_bytes = 32 * 1024;
   // Per-rank block size from which broadcast, scatter and gather copy straight between the
   // ranks' buffers with memcpy where every rank's buffer lies in one shared allocation
@@ -111,46 +96,30 @@ struct SHMCOLL_API Options {
   // does not take the blocks anyway: below single_copy_min_bytes, or in a team without
   // cross-memory attach (a container's default seccomp profile forbids it), whatever
   // `single_copy` says; in teams other than 2 ranks with a CPU each, only the blocks the single
-  // copy would take (TeamImpl::shared_copy_for). Measured at np=2 on 2 cores, window buffers
-  // through the Open MPI plugin, against the slots (bench/results/shared-copy-2026-11-25-2core-vm):
-  // 4-16 KiB took 0.38-0.96 us against 0.58-2.55 (medians of 5 rounds); at 2 KiB the straight
-  // copy was slower in an earlier run (0.36-0.51 against 0.34-0.47).
+  // copy would take (TeamImpl::shared_copy_for).
   std::size_t shared_copy_min_bytes = 4 * 1024;
   // Message size from which a broadcast in an oversubscribed team (more ranks than CPUs) uses
   // the single copy under SHMCOLL_SINGLE_COPY=auto. Each peer then copies the whole message
   // straight from the root's buffer in its own time slice; below it, the slots win (the root
-  // writes each chunk once and the peers read it while it is in cache). Measured with 4 and 8
-  // ranks on 2 cores (bench/results/oversubscribed-bcast-2026-11-22-2core-vm): from 1 MiB the
-  // single copy is faster at 8 ranks, and at 4 ranks it is faster from 4 MiB and within 0.8 of
-  // Open MPI from 1 MiB (4 slots of 64 KiB then). A message the team's slot ring holds keeps
-  // the slots whatever this says: the root then writes it without waiting for a reader
-  // (registry::single_copy_block; with 1 MiB of ring, 1 MiB took 0.4-0.6x the single copy's time).
+  // writes each chunk once and the peers read it while it is in cache). A message the team's
+  // slot ring holds keeps the slots whatever this says: the root then writes it without
+  // waiting for a reader (registry::single_copy_block).
   std::size_t oversubscribed_bcast_single_copy_min_bytes = 1024 * 1024;
   // Teams of more than 2 ranks with a CPU each (not oversubscribed): a scatter(v) or gather(v)
   // block takes the single copy only when the ranks together move this much (ranks x block);
-  // a broadcast always takes the slots there (SHMCOLL_SINGLE_COPY=always overrides both).
-  // Measured on 16 cores with 8 and 16 ranks (Open MPI plugin, 2 runs each,
-  // bench/results/device-2026-11-24-single-copy-16core-intel): broadcast through the slots took
-  // 0.14-0.41x the single copy's time at every size from 32 KiB to 4 MiB (all readers copy the
-  // root's same pages); scatter's single copy won from 4 MiB in all (512 KiB at 8 ranks, 256 KiB
-  // at 16) and gather's from 8 MiB (1 MiB at 8 ranks, 512 KiB at 16); below, the slots were
-  // up to 1.9x (scatter) and 9.5x (gather) faster.
+  // a broadcast always takes the slots there (all readers copy the root's same pages), and
+  // SHMCOLL_SINGLE_COPY=always overrides both.
   std::size_t scatter_single_copy_min_team_bytes = 4 * 1024 * 1024;
   std::size_t gather_single_copy_min_team_bytes = 8 * 1024 * 1024;
   // Blocks a gather in a team of 2 ranks with at least kPipelineRingBytes of slots per rank,
   // not oversubscribed, moves through the slots instead of the single copy: from the minimum to
   // the maximum; off by default (maximum 0). The sender's copy-in then overlaps the root's
-  // copy-out at memcpy speed, while cross-memory transfers copied 3-4x slower than memcpy on
-  // the 2-core VM: 256 KiB-2 MiB took 0.48-0.81x the single copy's time with a fixed root and
-  // 0.59-0.71x with a rotating one, where the two ranks' CPUs were apart (core round trip
-  // ~160 ns), but 2.5-5x longer where the host ran both on one CPU (~560 ns), which the
-  // single copy shrugs off (bench/results/pipeline-2026-11-24-2core-vm). The other collectives
-  // did not gain with a fixed root: broadcast 1.1-1.5x slower from 2 MiB, gatherv 1.8-4.3x
-  // below 4 MiB (a rotating root gained 0.5-0.9x for both); scatter(v) alike either way.
+  // copy-out at memcpy speed, which gains where cross-memory attach is slow and the two ranks'
+  // CPUs are apart, and loses where the host runs both on one CPU.
   std::size_t gather_pipeline_min_bytes = 256 * 1024;
   std::size_t gather_pipeline_max_bytes = 0;
-  // The ring a team needs for that: with 4 x 64 KiB slots the writer rewrites lines its reader
-  // still holds, and a 1 MiB broadcast took 2-3x longer than with 1 MiB of ring.
+  // The ring a team needs for that: with less, the writer rewrites lines its reader still
+  // holds.
   static constexpr std::uint64_t kPipelineRingBytes = 1024 * 1024;
   // Teams of up to this many ranks get the deep ring by default (slots_for).
   static constexpr int kDeepRingMaxRanks = 8;
@@ -167,10 +136,9 @@ struct SHMCOLL_API Options {
   // Each rank moves a buffer of its own (64 KiB or more) that peers copy from or into with
   // cross-memory attach onto 2 MiB pages (madvise MADV_COLLAPSE) once it has been used enough
   // to pay for that: every huge page it overlaps, with the memory around it there
-  // (copy/huge_pages.hpp, HugePageCollapser::kAmortization). The
-  // peers' system calls pin its pages one by one, and on 4 KiB pages they copied at 0.6-0.75x
-  // memcpy's speed on one VM and at 0.25x on another. Local to each rank: ranks may differ,
-  // and only the speed does.
+  // (copy/huge_pages.hpp, HugePageCollapser::kAmortization). The peers' system calls pin its
+  // pages one by one, so on 4 KiB pages they copy well below memcpy's speed. Local to each
+  // rank: ranks may differ, and only the speed does.
   bool huge_pages = true;
   // Rank 0 says on stderr, once per team, which data paths the team uses and why.
   bool verbose = false;

@@ -3,11 +3,9 @@
 // block with cross-memory attach while each peer copies the rest of its block
 // (SingleCopyExchange::balanced_root_share). The split weighs a byte of the root's memcpy
 // against a byte of cross-memory copy. Rank 0 measures that ratio alone on one core when the
-// team forms, but a collective runs both copies at once: on the 2-core VM of 2026-11-25 it
-// measured 1.6-1.8x (weights 0.56-0.62), and a 1 MiB scatter at np=2 took 59-61 us with weight
-// 0.6, 43-47 with 0.8 and 49-51 with 1.0 (gather: 58-60, 48-49 and 49-51; 2 rounds each, weights
-// 0.25-1.0 tried; bench/results/copy-balance-2026-11-25-2core-vm). Both copies slow each other
-// by amounts no single-core measurement sees.
+// team forms, but a collective runs both copies at once, and they slow each other by amounts
+// no single-core measurement sees: the measured weight was not the fastest one
+// (docs/tuning.md).
 //
 // So each root corrects the weight from what it sees at the end of its part: peers that had
 // already finished mean the root had too much to do (its memcpy weighs more: a smaller share

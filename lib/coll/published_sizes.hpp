@@ -2,8 +2,7 @@
 // waiting for it. Only the root of a scatterv or gatherv knows every rank's size (sendcounts,
 // recvcounts), so under CheckLevel::kFull its other ranks would wait for its verdict, its
 // departure, before they return: with a CPU per rank that wait made a small gatherv sender
-// take the whole of the root's call (8 ranks, 1-256 B: 5.2-5.8x Open MPI's time on the 16-core
-// machine, bench/results/device-2026-11-26-np8-16core-intel). Under full checks every other
+// take the whole of the root's call. Under full checks every other
 // rank reads every peer's arrival anyway, and with it the size that peer published; so the
 // root publishes, with its arrival (its status line's `bytes`), what those sizes must be:
 //

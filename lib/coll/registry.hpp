@@ -9,10 +9,8 @@
 //   save: flat, whose root reaches everyone in one step.
 // - A tree of one level (every rank a child of the root: one group, or a split team whose other
 //   groups are single ranks) moves data as the flat algorithm does, root to each rank, so it
-//   runs the flat code even where the tree is forced. The tree code with one level took
-//   1.05-1.25x flat's time at 8 B (np=2, 21 alternating runs on a 2-core VM, its per-root
-//   plans and general readers: bench/results/tree-one-level-code-2026-11-23-2core-vm/), on a
-//   path no boundary justifies.
+//   runs the flat code even where the tree is forced: the tree code's per-root plans and
+//   general readers cost small calls time (docs/tuning.md) on a path no boundary justifies.
 // - Broadcast: the tree at every size. Flat, every rank reads the whole message across the
 //   boundary; down the tree each byte crosses each boundary once.
 // - Scatter and gather: each block crosses a boundary once either way, so the tree only saves

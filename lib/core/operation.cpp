@@ -327,13 +327,9 @@ void CollectiveOp::arrive() {
     // the root wrote, which the receivers had read in the call before: broadcast and scatter
     // roots at np=2 took 0.68-0.72 us at 4 KiB, where the MPICH root returned after 0.29-0.57.
     // Here it delays the data instead, by the store of the arrival alone, which costs small
-    // calls more than the late fence does (expect_root_stores). Alternating rounds at np=2
-    // against the late fence, through both MPIs' plugins
-    // (bench/results/early-fence-2026-11-25-2core-vm): broadcast and scatter 0.73-0.85x the
-    // time at 2-4 KiB and 0.88-0.93 at 1 KiB, scatterv 0.83-0.93 at 1 KiB; 512 B 0.95-1.06 and
-    // 1-256 B 0.96-1.10, so only from 1 KiB. Not in oversubscribed teams, where the receivers
-    // mostly start after the root has finished: 4 ranks on 2 CPUs, 7 rounds, scatterv took
-    // 1.05-1.13x the time at 512 B-4 KiB, broadcast and scatter 0.80-1.08.
+    // calls more than the late fence does (expect_root_stores), so only from 1 KiB, and not in
+    // oversubscribed teams, where the receivers mostly start after the root has finished
+    // (docs/tuning.md).
     std::atomic_thread_fence(std::memory_order_seq_cst);
   }
   fault_point(FaultPoint::kArrived);

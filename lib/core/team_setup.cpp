@@ -294,9 +294,7 @@ std::string TeamImpl::data_paths() const {
       " bytes whose buffers all lie in one shared allocation copy straight between them (the "
       "v-forms' blocks: the root's and that rank's)";
   if (!single_copy_) {
-    // Measured on 2 cores, np=2, slots only: 1 MiB of ring took 0.25-0.78x the time of 4 x 64
-    // KiB from 256 KiB to 4 MiB (bench/results/slot-depth-2026-11-23-2core-vm/,
-    // slot-ring-2026-11-24-2core-vm/).
+    // A deeper ring moves large messages faster through the slots (docs/tuning.md).
     return "slots only: single copy off (" + single_copy_why_ + ")" + shared_copy +
            (deep_ring ? std::string()
                       : std::string("; large messages move faster with 1 MiB of slots per rank "
