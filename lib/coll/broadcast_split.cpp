@@ -123,10 +123,9 @@ Split choose(std::uint64_t bytes, copy::HugeOffsets root_huge, copy::HugeOffsets
       if (staged.finish < chosen.finish) chosen = staged;
     }
   }
-  // What the costs leave out moves the best split by a few percent: the root starts first
-  // (np=2, Open MPI's processes, heads of 4 KiB: the root's half plus 7 KiB took 47.5-48.4 us
-  // at 4 MiB where 7 KiB less took 49-51). So the even split stays unless the costs say the
-  // chosen one ends sooner by more than that.
+  // What the costs leave out, such as the root starting first, moves the best split by a few
+  // percent. So the even split stays unless the costs say the chosen one ends sooner by more
+  // than that.
   const Candidate halves = whole.with(true, even(bytes).root_bytes);
   if (chosen.finish * 100 >= halves.finish * (100 - kMinGainPercent)) return even(bytes);
   return chosen.split;

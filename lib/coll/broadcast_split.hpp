@@ -2,14 +2,14 @@
 //
 // At np=2 the root writes one part of the message into its peer's buffer (process_vm_writev)
 // while the peer reads the rest from the root's (process_vm_readv). Either call pins the other
-// process's pages one by one, which on 4 KiB pages can cost more than the copy: 3-5x memcpy on
-// a 2-core AMD EPYC VM, about memcpy's cost from 2 MiB pages (copy/huge_pages.hpp). A buffer
+// process's pages one by one, which on 4 KiB pages can cost more than the copy, and about
+// memcpy's cost from 2 MiB pages (copy/huge_pages.hpp). A buffer
 // from malloc rarely lies on huge pages whole: the 2 MiB page under its start often reaches
 // below its mapping, where the kernel will not collapse it, so its first 0-2 MiB stay on small
 // pages, at a different length in each process. An even split with the root's part first made
 // the root write that head of its peer's buffer, small pages and all, while the peer read the
-// rest from huge pages: an MPICH program broadcasting 4 MiB took 1.4-3.4x the two-core copy
-// floor where its Open MPI twin, whose head was shorter, took 1.15-1.2.
+// rest from huge pages, and the length of that head, not the message, set the time
+// (docs/tuning.md).
 //
 // So each rank publishes the part of its buffer it put on huge pages (StatusLine::huge_pages),
 // and both pick the same split from both parts: the root's part at the head or at the tail of

@@ -291,7 +291,7 @@ bool GathervOp::write_direct_block(sync::WaitTarget& blocked_on) {
 void GathervOp::plan_before_arrival() {
   // The root plans after its arrival (advance_tree): its plan is mostly kept from the last
   // call (TreeGather::start_root_from_blocks), and its arrival is what the senders' checks
-  // wait for (8 B, np=2, tree/flat: 1.01-1.02 before arrival, 0.96-0.98 after).
+  // wait for.
   if (tree_ && team_.rank() != sig_.root) {
     tree_gather_->start_member(team_, *this, true, sendbuf_, sig_.bytes, direct_);
   }

@@ -18,10 +18,8 @@ bool single_copy_block(const TeamShape& shape, Kind kind, std::uint64_t block_by
   // In an oversubscribed team every peer of a broadcast copies the whole message from the root
   // in its own time slice; only large messages gain over the slots' cached chunks, and only
   // those the slot ring cannot hold: a message that fits, the root writes without waiting for
-  // any reader, and each reader copies it at memcpy speed when its turn comes. 1 MiB through a
-  // 1 MiB ring, Open MPI plugin, 4 rounds: 4 ranks on 2 CPUs 50-55 us against 124-137 with the
-  // single copy (Open MPI 220-247), 8 ranks 105-133 against 178-225 (Open MPI 197-243); at 2 MiB,
-  // past the ring, neither path wins every round (8 ranks: 324-496 and 383-468).
+  // any reader, and each reader copies it at memcpy speed when its turn comes (docs/tuning.md,
+  // SHMCOLL_OVERSUBSCRIBED_BCAST_SINGLE_COPY_MIN_BYTES).
   if (kind == Kind::kBcast && shape.oversubscribed)
     return block_bytes >= shape.oversubscribed_bcast_single_copy_min_bytes &&
            block_bytes > std::uint64_t{shape.slots} * shape.slot_bytes;

@@ -32,10 +32,7 @@
 // scatter_single_copy_min_team_bytes), and except a broadcast in an
 // oversubscribed team (more ranks than CPUs). There every reader copies the same message, which
 // the slots hold hot in the shared cache, while each cross-memory read pins the root's pages
-// again and the root's shares wait for descheduled peers: on 2 cores (flat, 2 runs each) the
-// slots were 1.05-2.2x faster at every size from 32 KiB to 16 MiB at np=4 and np=8 (1 MiB:
-// 130 against 173-192 us at np=4, 248-284 against 390-397 at np=8), while at np=2 single copy
-// was 1.2-1.9x faster (1 MiB: 47 against 58 us).
+// again and the root's shares wait for descheduled peers (docs/tuning.md).
 #pragma once
 
 #include <cstdint>

@@ -35,12 +35,10 @@ std::uint64_t SingleCopyExchange::balanced_root_share(std::uint64_t block_bytes,
                                                       double local_copy_weight) {
   // Root: extra + (ranks - 1) * share; each peer: block - share. Equal when
   // share = (block - extra) / ranks, with the root's own block (a plain memcpy) counted at
-  // local_copy_weight of a cross-memory copy per byte. That weight is 1 / the ratio rank 0
-  // measured at formation: a constant 0.8 (measured np=2, 1-4 MiB scatter on a VM where a
-  // share of 10% of the block beat 0% by 4-15%) gave 89 us at 1 MiB on a VM where cross-memory
-  // copies ran 3-4x slower than memcpy, where 0.5 gave 73 and 0.3 gave 60 (scatter, np=2, OSU's
-  // way, 3 rounds; gather alike). Rounded down to a cache line, so both parts of a block start
-  // aligned where buffers are.
+  // local_copy_weight of a cross-memory copy per byte: 1 / the ratio rank 0 measured at
+  // formation, corrected by each root's own calls (copy_balance.hpp), since no constant suits
+  // machines whose cross-memory copies run from 1.2 to 4 times memcpy's cost. Rounded down to a
+  // cache line, so both parts of a block start aligned where buffers are.
   const double weighted_extra = local_copy_weight * static_cast<double>(root_extra);
   if (ranks < 2 || weighted_extra >= static_cast<double>(block_bytes)) return 0;
   const auto share = static_cast<std::uint64_t>(

@@ -60,9 +60,7 @@ struct Tree;
 // kPieceBytes and the operation yields between pieces, so that test() returns, and a progress
 // thread lets go of the team's lock, within one piece's time (some 20-50 us) however large the
 // message. A blocking call holds the lock and has nothing else to do, so its copy moves in one
-// system call: pieces cost it time (np=2 broadcast on the 2-core AMD VM, 4 MiB pieces against
-// 512 KiB ones: 0.88-0.93x the time at 2-16 MiB through the Open MPI plugin, 0.62-0.94x through
-// MPICH's).
+// system call: pieces cost it time (docs/tuning.md).
 class SteppedTransfer {
  public:
   static constexpr std::uint64_t kPieceBytes = std::uint64_t{512} << 10;
@@ -137,13 +135,12 @@ class SingleCopyExchange {
   // `tree`: along that tree (its root is the operation's), else flat. Without `cooperative`
   // (an oversubscribed team) the root takes no share: each rank moves its whole block and
   // leaves without waiting for the root, since a rank waiting for another's copy gives its CPU
-  // to the ranks that copy anyway (8 ranks on 2 cores, 32 KiB scatter through the Open MPI
-  // plugin: 17.8 -> 5.5-7.8 us per call; Open MPI alone 5.5-7.5).
+  // to the ranks that copy anyway.
   // Flat, where the root's buffer lies in memory every rank maps (allocate_shared, adopt_shared),
   // every peer's part is a memcpy too, and the root's own copy weighs a full share byte: at np=2
   // the root then takes no share of the peer's block (it copies its own while the peer copies
   // its block), where the cross-memory weight would give it about 0.37 of each block besides
-  // its own (np=2 scatter of 4 MiB from window buffers: 137 us, 1.6x memcpy). Otherwise the
+  // its own. Otherwise the
   // root's own copy weighs what its CopyBalance says for the block size, which it publishes
   // with its arrival (CollectiveOp::offer_copy_weight). Root and peers settle on the same share
   // from the same facts: the root's published shared_id and weight.

@@ -47,8 +47,8 @@ std::string probe(pid_t pid, std::uint64_t remote);
 // process lost its CPU counts as one outlier whatever its length; more rounds are measured while
 // that median lies near `decisive_ratio` (the ratio at which a caller's choice changes). 0 if
 // CMA fails here. About 1-3 ms. The ratio varies between
-// machines (about 1.25-2 on Intel VMs, 3-4 on an AMD one), and sets how a cooperative single
-// copy splits its work (SingleCopyExchange).
+// machines (docs/tuning.md), and sets how a cooperative single copy splits its work
+// (SingleCopyExchange).
 double measure_cross_copy_cost(double decisive_ratio);
 
 // The rule measure_cross_copy_cost applies to the ratios of the rounds measured so far: their

@@ -1,12 +1,9 @@
 // Moves the buffers that peers reach through cross-memory attach (CMA) onto 2 MiB pages.
 //
 // process_vm_readv and process_vm_writev pin the remote process's pages one by one before they
-// copy, and on 4 KiB pages that costs more than the copy saves: two processes on a 2-core Intel
-// VM each reading 8 MiB from the other at once took 800-1020 us where memcpy took 590-610; with
-// the remote buffer on transparent huge pages 605-620 us, as fast as memcpy (the local side's
-// page size made no difference). On a 2-core AMD EPYC VM the pinning costs more still: one
-// process_vm_readv took 4x memcpy's time from 4 KiB pages at 1 MiB and 8x at 256 KiB (about
-// 0.28 us per page), and 1.1x and 2.1x from huge pages. Buffers from malloc sit on 4 KiB pages
+// copy, and on 4 KiB pages that costs more than the copy saves, while from huge pages they copy
+// at about memcpy's speed (the remote side's page size counts, the local side's does not;
+// docs/tuning.md). Buffers from malloc sit on 4 KiB pages
 // unless the system sets THP to "always", so a rank collapses its own buffer with
 // madvise(MADV_COLLAPSE) (Linux 6.1) before its peers can see it: the kernel copies the pages
 // onto huge pages in place, the contents and addresses stay, and pages not yet touched become
@@ -19,18 +16,15 @@
 // end where it was not touched before. An edge page that reaches beyond the buffer's mapping,
 // or into memory the kernel cannot collapse, stays as it is.
 //
-// A collapse costs time once: 0.25-2.5 ms per 2 MiB page on the Intel VM, 0.5 ms on the AMD
-// one and up to 6.6 ms there where the guest's memory had not been touched before (a first
-// touch of 16 MiB on huge pages took 39 ms too). Against it stands what each small page costs
-// a peer's copy: 0.1-0.28 us, so that one page's collapse pays for itself after 5-65 times its
-// 2 MiB have moved on small pages on the AMD VM, 1.3-50 times on the Intel one. So a buffer is
+// A collapse costs time once, milliseconds per 2 MiB page, against what each small page costs
+// a peer's copy, a fraction of a microsecond: one page's collapse pays for itself after its
+// 2 MiB have moved some 1-65 times on small pages (docs/tuning.md). So a buffer is
 // collapsed once the bytes peers moved through it reach kAmortization times the bytes the
 // collapse moves (and never on its first use): a buffer of 16 MiB on its 5th use, of 1 MiB on
 // its 8th or 16th, of 64 KiB on its 128th or 256th, and one a program uses a few times never.
 // The memory may be unmapped and mapped again at the same address, on small pages again, so a
 // collapsed buffer is collapsed again every kRecollapseUses uses; on memory already on huge
-// pages the call only walks the page tables (under 10 us for 16 MiB here, 3-110 us for 8 MiB
-// on the Intel VM).
+// pages the call only walks the page tables.
 #pragma once
 
 #include <array>

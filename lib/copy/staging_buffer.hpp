@@ -2,7 +2,8 @@
 // message that sits on small pages in both its own buffer and its peer's, so that the peer's
 // cross-memory read of that part pins one huge page instead of hundreds of small ones
 // (coll/broadcast_split.hpp). A memcpy plus a read from a huge page cost about 2x memcpy per
-// byte on a 2-core AMD EPYC VM, where a read from small pages cost 3-5x.
+// byte, less than a read from small pages where those cost more (broadcast_split's
+// kStagingCost).
 //
 // Made on first use, kept for the team's life, and lent to one operation at a time: a
 // non-blocking broadcast that arrives while an earlier one still holds it does without. Claims

@@ -172,9 +172,8 @@ bool CollectiveOp::defer_to_root() {
   // later one, is still there to compare with. Meanwhile peers that arrive compare themselves
   // with this rank as before. Only the rank's last numbered operation may defer: a later one
   // that has arrived already (a non-blocking request) would let the root rewrite that entry.
-  // Measured: a gatherv sender through the plugin, 8 ranks on 2 cores, 8 B, spent 0.40-0.69 us
-  // per call with the full comparison (a fence and a status line per peer, most of them
-  // another core's) against 0.19-0.27 us with basic checks.
+  // The full comparison costs a small sender a fence and a status line per peer, most of them
+  // another core's: about twice its call's time with basic checks.
   if (team_.rank() == sig_.root || sig_.kind == Kind::kBarrier || team_.last_op() != op_ ||
       team_.has_deferred_root_check())
     return false;
@@ -324,12 +323,10 @@ void CollectiveOp::arrive() {
     // The fence of compare_everyone_arrived, which a root always reaches under deferred checks,
     // taken here: what it orders is this arrival before the loads of the peers' status lines,
     // and those come later either way. After the data it waits for the stores of every line
-    // the root wrote, which the receivers had read in the call before: broadcast and scatter
-    // roots at np=2 took 0.68-0.72 us at 4 KiB, where the MPICH root returned after 0.29-0.57.
-    // Here it delays the data instead, by the store of the arrival alone, which costs small
-    // calls more than the late fence does (expect_root_stores), so only from 1 KiB, and not in
-    // oversubscribed teams, where the receivers mostly start after the root has finished
-    // (docs/tuning.md).
+    // the root wrote, which the receivers had read in the call before. Here it delays the data
+    // instead, by the store of the arrival alone, which costs small calls more than the late fence
+    // does (expect_root_stores), so only from 1 KiB, and not in oversubscribed teams, where the
+    // receivers mostly start after the root has finished (docs/tuning.md).
     std::atomic_thread_fence(std::memory_order_seq_cst);
   }
   fault_point(FaultPoint::kArrived);

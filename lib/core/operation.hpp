@@ -87,10 +87,9 @@ class CollectiveOp {
   // plan writes many small structs, and right after the arrival's stores to a shared line
   // (whose ownership takes a cross-core round trip) those writes fill the store buffer and
   // stall the core until that round trip is over. Only local memory: nothing a peer sees.
-  // It delays the arrival, which peers may wait for: measured worth it for the v-forms along
-  // the tree (8 B, np=2: gatherv 0.56 -> 0.50 us, scatterv 0.40 -> 0.37), not for the
-  // uniform forms, whose plans are small (scatter and gather 0.27-0.28 -> 0.31-0.33), nor
-  // for the gatherv root once its plan was kept from call to call (see GathervOp).
+  // It delays the arrival, which peers may wait for: worth it for the v-forms along the tree,
+  // not for the uniform forms, whose plans are small, nor for the gatherv root once its plan
+  // was kept from call to call (see GathervOp; docs/tuning.md).
   virtual void plan_before_arrival() {}
   // Whether this rank may stage part of its exposed buffer for its peer when that part sits on
   // small pages (a broadcast pair's root: coll/broadcast_split.hpp); it then claims the team's

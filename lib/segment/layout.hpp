@@ -124,10 +124,8 @@ static_assert(sizeof(ProgressLine) == kCacheLine);
 //
 // Both this and the inbox bound how far a rank runs ahead of its slowest peer (in operations),
 // which is what an oversubscribed team lives on: a rank that must stop hands its CPU to another,
-// and the fewer stops the fewer context switches. Back-to-back 8-byte scatterv, 4 ranks on 2
-// CPUs through the Open MPI plugin: 8 entries and records 1.24-1.81 us per call at 0.61-0.80
-// context switches, 32 took 0.62-0.86 us at 0.20-0.32, 128 0.59-0.75 at 0.10-0.21 (Open MPI
-// 0.38-0.48 at 0.09-0.15).
+// and the fewer stops the fewer context switches: 32 entries took small oversubscribed calls to
+// a third of the context switches of 8, and 128 gained little more (docs/tuning.md).
 struct alignas(kCacheLine) SignatureHistory {
   static constexpr std::uint64_t kEntries = 32;
   struct Entry {
@@ -147,11 +145,9 @@ static_assert(sizeof(SignatureHistory) == 12 * kCacheLine);
 // field is atomic: two ranks that both take themselves for the root (a user error, which they
 // find between them) may write the same record at once.
 //
-// Five lines, 296 bytes of payload: blocks of 41-296 bytes used to go through the root's stream
-// after their record, two dependent reads from different places for the receiver. 128 bytes,
-// 4 ranks on 2 CPUs through the Open MPI plugin: a receiver took 0.28-0.32 us on the other CPU
-// than the root's and 0.18 on the same, now 0.23-0.24 and 0.09 (8 bytes: 0.15 and 0.08). The
-// tag shares the first line with the size and the first 40 bytes.
+// Five lines, 296 bytes of payload, so that blocks up to that size need no second, dependent
+// read from the root's stream. The tag shares the first line with the size and the first 40
+// bytes.
 struct alignas(kCacheLine) InboxRecord {
   static constexpr std::size_t kLines = 5;
   static constexpr std::size_t kPayloadWords = (kLines * kCacheLine) / 8 - 3;

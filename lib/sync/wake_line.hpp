@@ -14,18 +14,16 @@
 //
 // While the writer spins or yields, and on leaving an operation, it does not fence (leaving,
 // it checks without the fence: wake_sleepers_unfenced). Before a yield, the fence delayed the
-// peer the yield hands the CPU to: a gatherv root at np=4 on 2 CPUs spent 0.5 us of its call
-// before its first yield where Open MPI's spends 0.12 (bench/yield_split.cpp). Leaving, the fence
-// would wait for the stores of the call to leave the store buffer, which takes the lines back
-// from the peers polling them (about 0.1 us of a 0.15-0.25 us call at np=2). Without it the
+// peer the yield hands the CPU to (bench/yield_split.cpp shows it). Leaving, the fence would
+// wait for the stores of the call to leave the store buffer, which takes the lines back from
+// the peers polling them, a large part of a small call. Without it the
 // writer's load of `sleepers` may pass its own flag stores, and a waiter that registers in that
 // moment may miss both the flag and the wake (a writer that spins or yields meanwhile does not
 // look at all until it sleeps or leaves). So every sleep re-checks the flag after at most
 // kFirstSleepNs (sleep_once): by then the flag has left the writer's store buffer (which
 // drains in well under a microsecond; interrupts and context switches drain it too). A missed
 // wake costs at most that one short sleep, which the kernel stretches by the thread's timer
-// slack (50 us by default: such sleeps ended after 90-110 us in a scheduler trace on the
-// 2-core VM); a sleep that runs its whole slice pays one extra wake-up.
+// slack (50 us by default); a sleep that runs its whole slice pays one extra wake-up.
 #pragma once
 
 #include <atomic>
