@@ -56,8 +56,11 @@ case "${1:-}" in
     # uninstrumented MPI programs). A sanitizer report fails the test it happens in.
     # Both without the "heavy" cases: single-threaded or bulk-copying work that the sanitizers
     # slow most (ASan 10 and 8 s, TSan 24 and 42 s on 2 cores), run in the optimized build.
+    # ThreadSanitizer sees races between the threads of one process only: it also leaves out
+    # the "processes" cases, whose ranks are single-threaded processes (ASan runs them).
     sanitized_suite "${build_dir}-asan" address,undefined 300 "long|heavy" "${@:2}"
-    TSAN_OPTIONS=halt_on_error=1 sanitized_suite "${build_dir}-tsan" thread 150 "long|heavy" "${@:2}"
+    TSAN_OPTIONS=halt_on_error=1 sanitized_suite "${build_dir}-tsan" thread 150 \
+      "long|heavy|processes" "${@:2}"
     # Segments whose creator has ended: what a test left behind. (Another job's team forming
     # right now has a name in /dev/shm too, with its creator running.)
     leftover=$("$build_dir/tools/shmcoll-info" --segments | grep ' stale: ' || true)

@@ -89,19 +89,24 @@ void run_tree_matrix(Check check, bool has_in_place, bool v_form) {
     }
   }
 }
-TEST_CASE("bcast: matrix down the topology trees of synthetic machines") {
+TEST_CASE("bcast: matrix down the topology trees of synthetic machines" *
+          doctest::test_suite("processes")) {
   run_tree_matrix(check_bcast, false, false);
 }
-TEST_CASE("scatter: matrix down the topology trees of synthetic machines") {
+TEST_CASE("scatter: matrix down the topology trees of synthetic machines" *
+          doctest::test_suite("processes")) {
   run_tree_matrix(check_scatter, true, false);
 }
-TEST_CASE("gather: matrix up the topology trees of synthetic machines") {
+TEST_CASE("gather: matrix up the topology trees of synthetic machines" *
+          doctest::test_suite("processes")) {
   run_tree_matrix(check_gather, true, false);
 }
-TEST_CASE("scatterv: matrix down the topology trees of synthetic machines") {
+TEST_CASE("scatterv: matrix down the topology trees of synthetic machines" *
+          doctest::test_suite("processes")) {
   run_tree_matrix(check_scatterv, true, true);
 }
-TEST_CASE("gatherv: matrix up the topology trees of synthetic machines") {
+TEST_CASE("gatherv: matrix up the topology trees of synthetic machines" *
+          doctest::test_suite("processes")) {
   run_tree_matrix(check_gatherv, true, true);
 }
 
@@ -150,7 +155,8 @@ TEST_CASE("single copy: bcast, scatter and gather matrices") {
 // from their parent's buffer once the parent holds it. Scatterv and gatherv: every nonempty
 // block is direct, its owner copying it from or into the root's buffer, at the offset the
 // streams carry (scatterv) or the root's table gives (gatherv).
-TEST_CASE("single copy: scatterv and gatherv matrices along the topology trees") {
+TEST_CASE("single copy: scatterv and gatherv matrices along the topology trees" *
+          doctest::test_suite("processes")) {
   for (const char* topology : kSyntheticTopologies) {
     for (int n : {8, 11, 16}) {
       CAPTURE(topology);
@@ -162,7 +168,8 @@ TEST_CASE("single copy: scatterv and gatherv matrices along the topology trees")
     }
   }
 }
-TEST_CASE("single copy: bcast, scatter and gather matrices along the topology trees") {
+TEST_CASE("single copy: bcast/scatter/gather matrices along the topology trees" *
+          doctest::test_suite("processes")) {
   for (const char* topology : kSyntheticTopologies) {
     for (int n : {8, 11, 16}) {
       CAPTURE(topology);

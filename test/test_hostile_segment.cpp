@@ -132,7 +132,8 @@ bool call(Team& team, int which, int root, std::uint64_t count) {
 
 }  // namespace
 
-TEST_CASE("garbage in a peer's control lines and slots is an error, never a stray access") {
+TEST_CASE("garbage in a peer's control lines and slots is an error and never a stray access" *
+          doctest::test_suite("processes")) {
   const Kind kinds[] = {Kind::kBcast, Kind::kScatter, Kind::kGather, Kind::kScatterv,
                         Kind::kGatherv};
   for (std::uint64_t trial = 0; trial < 200; ++trial) {

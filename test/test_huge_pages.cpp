@@ -260,7 +260,8 @@ void broadcast_pair_with_small_heads(std::vector<int> small_heads) {
   CHECK(leftover_segments(job).empty());
 }
 
-TEST_CASE("huge pages: a broadcast pair splits by the pages of both buffers, results intact") {
+TEST_CASE("huge pages: a broadcast pair splits by the pages of both buffers and its results are intact" *
+          doctest::test_suite("processes")) {
   SUBCASE("one head on small pages") { broadcast_pair_with_small_heads({1}); }
   SUBCASE("both heads on small pages") { broadcast_pair_with_small_heads({0, 1}); }
 }
@@ -409,7 +410,8 @@ void collectives_on_kept_buffers(bool huge_pages) {
   CHECK(leftover_segments(job).empty());
 }
 
-TEST_CASE("huge pages: collectives on kept buffers move them onto huge pages, results intact") {
+TEST_CASE("huge pages: collectives on kept buffers move them onto huge pages and keep their results" *
+          doctest::test_suite("processes")) {
   SUBCASE("on") { collectives_on_kept_buffers(true); }
   SUBCASE("off") { collectives_on_kept_buffers(false); }
 }

@@ -56,8 +56,8 @@ std::string point_name(FaultPoint p) {
 
 }  // namespace
 
-TEST_CASE(
-    "a rank killed at each stage of each collective, as root and not, fails the others fast") {
+TEST_CASE("a rank killed at each stage of each collective as root or not fails the others fast" *
+          doctest::test_suite("processes")) {
   constexpr int kRanks = 3;
   const char* names[] = {"bcast", "scatter", "gather", "scatterv", "gatherv"};
   std::map<FaultPoint, int> kills;

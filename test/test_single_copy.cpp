@@ -208,7 +208,8 @@ TEST_CASE("single copy: a rank that may not use cross-memory attach makes the te
   CHECK(leftover_segments(job).empty());
 }
 
-TEST_CASE("single copy: peers split each block by the weight their root learns call by call") {
+TEST_CASE("single copy: peers split each block by the weight their root learns call by call" *
+          doctest::test_suite("processes")) {
   // Each root corrects its split after every call (CopyBalance) and its peers take the split
   // the root published: were a peer to use a weight of its own, a root whose share shrank would
   // leave bytes that neither side copies. 40 calls of each collective, every rank a root in
