@@ -27,6 +27,17 @@ mkdir -p "$out"
 } > "$out/machine.txt"
 openmpi=(mpirun.openmpi --allow-run-as-root --oversubscribe --bind-to core:overload-allowed)
 mpich=(mpiexec.mpich -bind-to core)
+# run MODE LIBRARY LABEL: one launch of $bin for $mpi with $np ranks and LIBRARY preloaded,
+# into MODE's file of repetition $rep.
+run() {
+  local library
+  library=$(realpath "$build/lib/$2")
+  if [ "$mpi" = openmpi ]; then
+    "${openmpi[@]}" -np "$np" -x LD_PRELOAD="$library" "$bin" --label "$3" "${args[@]}"
+  else
+    "${mpich[@]}" -n "$np" -env LD_PRELOAD "$library" "$bin" --label "$3" "${args[@]}"
+  fi > "$out/$mpi-$1-np$np-$rep.csv"
+}
 for rep in $(seq 1 "$reps"); do
   for np in ${NPS:-2 4}; do
     for mpi in ${MPIS:-openmpi mpich}; do
@@ -34,16 +45,6 @@ for rep in $(seq 1 "$reps"); do
       [ -x "$bin" ] || continue
       args=(${BENCH_ARGS:-})
       if [ "$np" -gt "$(nproc)" ]; then args+=(--max-iterations "${OVERSUBSCRIBED_ITERATIONS:-50}"); fi
-      # run MODE LIBRARY LABEL: one launch with LIBRARY preloaded, into MODE's file.
-      run() {
-        local library
-        library=$(realpath "$build/lib/$2")
-        if [ "$mpi" = openmpi ]; then
-          "${openmpi[@]}" -np "$np" -x LD_PRELOAD="$library" "$bin" --label "$3" "${args[@]}"
-        else
-          "${mpich[@]}" -n "$np" -env LD_PRELOAD "$library" "$bin" --label "$3" "${args[@]}"
-        fi > "$out/$mpi-$1-np$np-$rep.csv"
-      }
       # The CPUs' distance can change between runs on a VM (bench/core_round_trip.cpp).
       echo "rep $rep np $np $mpi: $("$build/bench/core-round-trip" 2>&1)" >> "$out/machine.txt"
       if [ $((rep % 2)) -eq 1 ]; then
