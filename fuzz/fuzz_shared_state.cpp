@@ -19,9 +19,9 @@
 #include "coll/copy_balance.hpp"
 #include "coll/scatterv_inbox.hpp"
 #include "coll/single_copy.hpp"
-#include "core/stream.hpp"
-#include "core/validation.hpp"
 #include "fuzz/input.hpp"
+#include "protocol/stream.hpp"
+#include "protocol/validation.hpp"
 #include "segment/segment.hpp"
 #include "shmcoll/error.hpp"
 

@@ -11,7 +11,7 @@
 #include <thread>
 #include <vector>
 
-#include "core/fault_points.hpp"
+#include "base/fault_points.hpp"
 #include "support/collective_checks.hpp"
 
 namespace shmcoll::test {

@@ -11,7 +11,7 @@
 #include <fstream>
 #include <random>
 
-#include "core/signature.hpp"
+#include "protocol/signature.hpp"
 #include "segment/layout.hpp"
 #include "support/buffers.hpp"
 #include "support/collective_checks.hpp"

@@ -1,5 +1,5 @@
 // Kills at controlled points: a rank SIGKILLs itself at a chosen point of a collective's stages
-// (lib/core/fault_points.hpp) -- after its arrival, after publishing or reading a chunk, with
+// (lib/base/fault_points.hpp) -- after its arrival, after publishing or reading a chunk, with
 // a single-copy transfer announced, after its data moved -- as root and as non-root, in each of
 // the five collectives. The others must get PeerFailed or Timeout within 2 s of the kill, and
 // nothing may be left in /dev/shm. Each job runs twice: as this machine's oversubscribed team, and
@@ -15,7 +15,7 @@
 #include <chrono>
 #include <map>
 
-#include "core/fault_points.hpp"
+#include "base/fault_points.hpp"
 #include "support/collective_checks.hpp"
 
 namespace shmcoll::test {

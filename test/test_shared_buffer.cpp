@@ -12,7 +12,7 @@
 #include <cstring>
 #include <vector>
 
-#include "core/fault_points.hpp"
+#include "base/fault_points.hpp"
 #include "support/buffers.hpp"
 #include "support/ranks.hpp"
 #include "support/seccomp.hpp"
@@ -73,7 +73,7 @@ void run_all_five(Team& team, RankContext& ctx, std::byte* send, std::byte* recv
       ctx.check(matches(recv + static_cast<std::uint64_t>(displs[r]), b, seq, r), "gatherv: wrong");
 }
 
-// What this process's collectives did, counted at their fault points (core/fault_points.hpp):
+// What this process's collectives did, counted at their fault points (base/fault_points.hpp):
 // chunks through the slots, and single-copy transfers (memcpy between shared buffers included).
 std::atomic<int> chunks_published{0};
 std::atomic<int> chunks_read{0};

@@ -6,7 +6,7 @@
 #include <set>
 
 #include "coll/scatter_stream.hpp"
-#include "core/validation.hpp"
+#include "protocol/validation.hpp"
 #include "segment/layout.hpp"
 #include "shmcoll/shmcoll.hpp"
 #include "sync/tag.hpp"

@@ -10,7 +10,7 @@
 #include <string>
 #include <utility>
 
-#include "core/byte_size.hpp"
+#include "base/byte_size.hpp"
 
 namespace shmcoll::tools {
 

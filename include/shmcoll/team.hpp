@@ -28,6 +28,7 @@
 namespace shmcoll {
 
 class TeamImpl;
+class TeamAlgorithms;
 class ProgressEngine;
 
 // What the typed forms take (see there): a contiguous, sized range as a buffer, and a
@@ -259,8 +260,12 @@ class SHMCOLL_API Team {
     return out;
   }
 
+  // The protocol's state, the algorithms' state over it, and the engine that drives operations
+  // over both: declared in that order, so destroyed in the reverse one (the engine first,
+  // draining its queue).
   std::unique_ptr<TeamImpl> impl_;
-  std::unique_ptr<ProgressEngine> engine_;  // after impl_: destroyed first, draining the queue
+  std::unique_ptr<TeamAlgorithms> algorithms_;
+  std::unique_ptr<ProgressEngine> engine_;
 };
 
 }  // namespace shmcoll

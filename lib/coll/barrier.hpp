@@ -2,13 +2,14 @@
 // other rank has arrived; with CheckLevel::kFull it also checks their signatures).
 #pragma once
 
-#include "core/operation.hpp"
+#include "coll/algorithm_op.hpp"
 
 namespace shmcoll {
 
-class BarrierOp final : public CollectiveOp {
+class BarrierOp final : public AlgorithmOp {
  public:
-  explicit BarrierOp(TeamImpl& team) : CollectiveOp(team, {Kind::kBarrier, 0, 0, 0, kByte}) {}
+  explicit BarrierOp(TeamAlgorithms& algorithms)
+      : AlgorithmOp(algorithms, {Kind::kBarrier, 0, 0, 0, kByte}) {}
 
  private:
   bool advance_data(sync::WaitTarget&) override { return true; }

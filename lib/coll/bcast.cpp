@@ -1,21 +1,21 @@
 #include "coll/bcast.hpp"
 
 #include "copy/copy.hpp"
-#include "core/validation.hpp"
+#include "protocol/validation.hpp"
 #include "topology/hierarchy.hpp"
 
 namespace shmcoll {
 
-BcastOp::BcastOp(TeamImpl& team, void* buffer, Count count, Datatype type, int root)
-    : CollectiveOp(team, {Kind::kBcast, root, 0, count, type}),
+BcastOp::BcastOp(TeamAlgorithms& algorithms, void* buffer, Count count, Datatype type, int root)
+    : AlgorithmOp(algorithms, {Kind::kBcast, root, 0, count, type}),
       buffer_(static_cast<std::byte*>(buffer)),
       source_(root) {
-  const validate::Context ctx{Kind::kBcast, team.rank(), team.size(), root, team.slot_bytes()};
+  const validate::Context ctx{Kind::kBcast, team_.rank(), team_.size(), root, team_.slot_bytes()};
   validate::common(ctx, false);
   sig_.bytes = validate::bytes(ctx, "count", count, type);
   validate::buffer(ctx, "buffer", buffer, sig_.bytes);
   validate::stream_length(ctx, sig_.bytes);
-  expose(buffer, sig_.bytes);
+  expose_buffer(buffer, sig_.bytes);
   if (ctx.is_root()) {
     lend(buffer, sig_.bytes);
     expect_root_stores(sig_.bytes);
@@ -26,9 +26,9 @@ bool BcastOp::advance_data(sync::WaitTarget& blocked_on) {
   const int me = team_.rank();
   if (team_.size() == 1) return true;
   if (!started_) {
-    const registry::Choice choice = team_.choose(Kind::kBcast, sig_.bytes, sig_.root);
-    const bool shared_copy_eligible =
-        SharedCopyChoice::eligible(team_, Kind::kBcast, choice.single_copy, sig_.bytes, sig_.root);
+    const registry::Choice choice = algorithms_.choose(Kind::kBcast, sig_.bytes, sig_.root);
+    const bool shared_copy_eligible = SharedCopyChoice::eligible(
+        algorithms_, Kind::kBcast, choice.single_copy, sig_.bytes, sig_.root);
     if (shared_copy_eligible && !shared_choice_.decide(*this, team_, blocked_on)) return false;
     const topology::Tree* tree = choice.tree ? &team_.tree(sig_.root) : nullptr;
     if (choice.single_copy) {
@@ -52,7 +52,7 @@ bool BcastOp::advance_data(sync::WaitTarget& blocked_on) {
     }
     started_ = true;
   }
-  if (single_copy_) return exchange_.advance(*this, team_, blocked_on);
+  if (single_copy_) return exchange_.advance(*this, algorithms_, blocked_on);
   if (tree_) return advance_tree(blocked_on);
   if (me == sig_.root) {
     auto fill = [&](std::byte* dst, std::uint64_t offset, std::uint64_t length) {

@@ -10,16 +10,16 @@
 // lies in the root's shared allocation (shared_copy.hpp).
 #pragma once
 
+#include "coll/algorithm_op.hpp"
 #include "coll/shared_copy.hpp"
 #include "coll/single_copy.hpp"
-#include "core/operation.hpp"
-#include "core/stream.hpp"
+#include "protocol/stream.hpp"
 
 namespace shmcoll {
 
-class BcastOp final : public CollectiveOp {
+class BcastOp final : public AlgorithmOp {
  public:
-  BcastOp(TeamImpl& team, void* buffer, Count count, Datatype type, int root);
+  BcastOp(TeamAlgorithms& algorithms, void* buffer, Count count, Datatype type, int root);
 
   ~BcastOp() override { team_.staging_buffer().release(op_); }
 

@@ -22,7 +22,7 @@
 #include <bit>
 #include <cstdint>
 
-#include "core/signature.hpp"
+#include "protocol/signature.hpp"
 
 namespace shmcoll {
 

@@ -1,17 +1,18 @@
 #include "coll/gather.hpp"
 
 #include "copy/copy.hpp"
-#include "core/validation.hpp"
+#include "protocol/validation.hpp"
 
 namespace shmcoll {
 
-GatherOp::GatherOp(TeamImpl& team, const void* sendbuf, Count sendcount, Datatype sendtype,
-                   void* recvbuf, Count recvcount, Datatype recvtype, bool in_place, int root)
-    : CollectiveOp(team, {Kind::kGather, root, 0, sendcount, sendtype}),
+GatherOp::GatherOp(TeamAlgorithms& algorithms, const void* sendbuf, Count sendcount,
+                   Datatype sendtype, void* recvbuf, Count recvcount, Datatype recvtype,
+                   bool in_place, int root)
+    : AlgorithmOp(algorithms, {Kind::kGather, root, 0, sendcount, sendtype}),
       sendbuf_(static_cast<const std::byte*>(sendbuf)),
       recvbuf_(static_cast<std::byte*>(recvbuf)),
       in_place_(in_place) {
-  const validate::Context ctx{Kind::kGather, team.rank(), team.size(), root, team.slot_bytes()};
+  const validate::Context ctx{Kind::kGather, team_.rank(), team_.size(), root, team_.slot_bytes()};
   validate::common(ctx, in_place);
   const validate::Side whole{"recvcount", recvcount, recvtype, "recvbuf", recvbuf};
   const validate::Side own{"sendcount", sendcount, sendtype, "sendbuf", sendbuf};
@@ -22,9 +23,9 @@ GatherOp::GatherOp(TeamImpl& team, const void* sendbuf, Count sendcount, Datatyp
     sig_.type = recvtype;
   }
   validate::stream_length(ctx, sig_.bytes);
-  expose(ctx.is_root() ? recvbuf : sendbuf,
-         ctx.is_root() ? all_blocks_bytes(sig_.bytes, team.size()) : sig_.bytes);
-  if (ctx.is_root()) offer_copy_weight(team.copy_balance().weight(Kind::kGather, sig_.bytes));
+  expose_buffer(ctx.is_root() ? recvbuf : sendbuf,
+                ctx.is_root() ? all_blocks_bytes(sig_.bytes, team_.size()) : sig_.bytes);
+  if (ctx.is_root()) offer_copy_weight(algorithms.copy_balance().weight(Kind::kGather, sig_.bytes));
   if (!in_place) lend(sendbuf, sig_.bytes);
 }
 
@@ -33,9 +34,9 @@ bool GatherOp::advance_data(sync::WaitTarget& blocked_on) {
   const std::uint64_t b = sig_.bytes;
   const int n = team_.size();
   if (!started_ && n > 1) {
-    const registry::Choice choice = team_.choose(Kind::kGather, b, sig_.root);
+    const registry::Choice choice = algorithms_.choose(Kind::kGather, b, sig_.root);
     const bool shared_copy_eligible =
-        SharedCopyChoice::eligible(team_, Kind::kGather, choice.single_copy, b, sig_.root);
+        SharedCopyChoice::eligible(algorithms_, Kind::kGather, choice.single_copy, b, sig_.root);
     if (shared_copy_eligible && !shared_choice_.decide(*this, team_, blocked_on)) return false;
     // Between shared buffers (shared_copy.hpp) the single copy's exchange runs flat.
     const bool shared_copy = shared_copy_eligible && shared_choice_.shared_copy();
@@ -46,7 +47,7 @@ bool GatherOp::advance_data(sync::WaitTarget& blocked_on) {
       tree_gather_.emplace();
       if (root) {
         if (!in_place_) copy::copy_bytes(recvbuf_ + me * b, sendbuf_, b);
-        tree_gather_->start_root(team_, *this, recvbuf_, b);
+        tree_gather_->start_root(algorithms_, *this, recvbuf_, b);
       } else {
         tree_gather_->start_member(team_, *this, false, sendbuf_, b);
       }
@@ -68,7 +69,7 @@ bool GatherOp::advance_data(sync::WaitTarget& blocked_on) {
     if (const std::uint64_t step = tree_gather_->deferred_ack()) defer_final_ack(step);
     return true;
   }
-  if (single_copy_) return exchange_.advance(*this, team_, blocked_on);
+  if (single_copy_) return exchange_.advance(*this, algorithms_, blocked_on);
   if (!started_) {
     if (me == sig_.root) {
       if (!in_place_) copy::copy_bytes(recvbuf_ + me * b, sendbuf_, b);

@@ -8,22 +8,22 @@
 #include <span>
 #include <vector>
 
+#include "coll/algorithm_op.hpp"
 #include "coll/gather_root.hpp"
 #include "coll/root_shares.hpp"
 #include "coll/scatter_stream.hpp"
 #include "coll/shared_copy.hpp"
 #include "coll/single_copy.hpp"
 #include "coll/tree_gather.hpp"
-#include "core/operation.hpp"
-#include "core/stream.hpp"
+#include "protocol/stream.hpp"
 
 namespace shmcoll {
 
-class GatherOp final : public CollectiveOp {
+class GatherOp final : public AlgorithmOp {
  public:
   // sendbuf ignored with in_place == true (MPI_IN_PLACE at the root).
-  GatherOp(TeamImpl& team, const void* sendbuf, Count sendcount, Datatype sendtype, void* recvbuf,
-           Count recvcount, Datatype recvtype, bool in_place, int root);
+  GatherOp(TeamAlgorithms& algorithms, const void* sendbuf, Count sendcount, Datatype sendtype,
+           void* recvbuf, Count recvcount, Datatype recvtype, bool in_place, int root);
 
   void abandon() override {
     if (single_copy_) SingleCopyExchange::drain(*this, team_);
@@ -66,11 +66,11 @@ struct GathervTableEntry {
 };
 static_assert(sizeof(GathervTableEntry) == 32);
 
-class GathervOp final : public CollectiveOp {
+class GathervOp final : public AlgorithmOp {
  public:
-  GathervOp(TeamImpl& team, const void* sendbuf, Count sendcount, Datatype sendtype, void* recvbuf,
-            std::span<const Count> recvcounts, std::span<const Count> displs, Datatype recvtype,
-            bool in_place, int root);
+  GathervOp(TeamAlgorithms& algorithms, const void* sendbuf, Count sendcount, Datatype sendtype,
+            void* recvbuf, std::span<const Count> recvcounts, std::span<const Count> displs,
+            Datatype recvtype, bool in_place, int root);
 
  private:
   bool advance_data(sync::WaitTarget& blocked_on) override;
@@ -109,8 +109,10 @@ class GathervOp final : public CollectiveOp {
   // buffer, both lying in one shared allocation (shared_copy.hpp): the root's table then says.
   // Inline: every small gatherv sender asks (GathervSenderOp::fits), and shared_copy_for's first
   // test answers it.
-  static bool may_copy_shared(TeamImpl& team, const void* sendbuf, std::uint64_t bytes, int root) {
-    return team.shared_copy_for(Kind::kGatherv, bytes, root) &&
+  static bool may_copy_shared(TeamAlgorithms& algorithms, const void* sendbuf, std::uint64_t bytes,
+                              int root) {
+    TeamImpl& team = algorithms.team();
+    return algorithms.shared_copy_for(Kind::kGatherv, bytes, root) &&
            team.shared_buffers().id_of(sendbuf, bytes) != 0;
   }
 

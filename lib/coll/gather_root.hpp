@@ -6,8 +6,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/plan_vector.hpp"
-#include "core/stream.hpp"
+#include "base/plan_vector.hpp"
+#include "protocol/stream.hpp"
 
 namespace shmcoll {
 

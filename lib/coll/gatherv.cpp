@@ -5,38 +5,39 @@
 #include "coll/published_sizes.hpp"
 #include "coll/single_copy.hpp"
 #include "copy/copy.hpp"
-#include "core/validation.hpp"
+#include "protocol/validation.hpp"
 
 namespace shmcoll {
 
-GathervOp::GathervOp(TeamImpl& team, const void* sendbuf, Count sendcount, Datatype sendtype,
-                     void* recvbuf, std::span<const Count> recvcounts,
+GathervOp::GathervOp(TeamAlgorithms& algorithms, const void* sendbuf, Count sendcount,
+                     Datatype sendtype, void* recvbuf, std::span<const Count> recvcounts,
                      std::span<const Count> displs, Datatype recvtype, bool in_place, int root)
-    : CollectiveOp(team, {Kind::kGatherv, root, 0, sendcount, sendtype}),
+    : AlgorithmOp(algorithms, {Kind::kGatherv, root, 0, sendcount, sendtype}),
       sendbuf_(static_cast<const std::byte*>(sendbuf)),
       recvbuf_(static_cast<std::byte*>(recvbuf)),
       in_place_(in_place) {
-  const validate::Context ctx{Kind::kGatherv, team.rank(), team.size(), root, team.slot_bytes()};
+  const validate::Context ctx{Kind::kGatherv, team_.rank(), team_.size(), root, team_.slot_bytes()};
   validate::common(ctx, in_place);
-  tree_ = team.size() > 1 && team.v_form_uses_tree(Kind::kGatherv, root);
+  tree_ = team_.size() > 1 && algorithms.v_form_uses_tree(Kind::kGatherv, root);
   if (tree_) tree_gather_.emplace();
   if (!ctx.is_root()) {
     sig_.bytes = validate::bytes(ctx, "sendcount", sendcount, sendtype);
     validate::buffer(ctx, "sendbuf", sendbuf, sig_.bytes);
     validate::stream_length(ctx, sig_.bytes);
-    direct_ = team.single_copy_for(Kind::kGatherv, sig_.bytes);
-    expose(sendbuf, sig_.bytes);
+    direct_ = algorithms.single_copy_for(Kind::kGatherv, sig_.bytes);
+    expose_buffer(sendbuf, sig_.bytes);
     lend(sendbuf, sig_.bytes);
-    shared_candidate_ = !tree_ && !direct_ && may_copy_shared(team, sendbuf, sig_.bytes, root);
+    shared_candidate_ =
+        !tree_ && !direct_ && may_copy_shared(algorithms, sendbuf, sig_.bytes, root);
     return;
   }
-  expose(recvbuf, 0);  // blocks anywhere in it (displs)
+  expose_buffer(recvbuf, 0);  // blocks anywhere in it (displs)
   PlanVector<validate::Block> blocks;
   validate::blocks(ctx, "recvcounts", recvcounts, "displs", displs, recvtype, blocks);
-  if (team.options().checks != CheckLevel::kBasic)
+  if (team_.options().checks != CheckLevel::kBasic)
     validate::no_overlap(ctx, as_span(blocks), "recvcounts", "displs", "written");
   std::uint64_t largest = 0;  // of the senders' blocks
-  for (int r = 0; r < team.size(); ++r) {
+  for (int r = 0; r < team_.size(); ++r) {
     const validate::Block& b = blocks[static_cast<std::size_t>(r)];
     validate::buffer(ctx, "recvbuf", recvbuf, b.bytes);
     validate::stream_length(ctx, b.bytes);
@@ -47,21 +48,21 @@ GathervOp::GathervOp(TeamImpl& team, const void* sendbuf, Count sendcount, Datat
   // takes the single copy or may copy straight between shared buffers. Small calls take
   // neither, and skip asking for every block, here and in plan_root: at 8 B and 4 ranks the
   // questions were about 400 of the root's instructions per call.
-  single_copy_blocks_ = team.single_copy_for(Kind::kGatherv, largest);
-  const bool shared_copy_blocks = team.shared_copy_possible(largest);
-  for (int r = 0; single_copy_blocks_ && r < team.size(); ++r) {
+  single_copy_blocks_ = algorithms.single_copy_for(Kind::kGatherv, largest);
+  const bool shared_copy_blocks = algorithms.shared_copy_possible(largest);
+  for (int r = 0; single_copy_blocks_ && r < team_.size(); ++r) {
     const auto& [offset, bytes] = blocks_[static_cast<std::size_t>(r)];
-    if (r != root && team.single_copy_for(Kind::kGatherv, bytes))
+    if (r != root && algorithms.single_copy_for(Kind::kGatherv, bytes))
       expose_direct_block(static_cast<std::byte*>(recvbuf) + offset, bytes);
   }
   // The root checks each peer against recvcounts, not against one size of its own; it
   // publishes the senders' one size where they have one, else their sizes' fingerprint
   // (published_sizes.hpp).
-  sig_.bytes = published_sizes::published(!tree_, team.options().checks == CheckLevel::kFull,
+  sig_.bytes = published_sizes::published(!tree_, team_.options().checks == CheckLevel::kFull,
                                           as_span(blocks), root);
   sig_.type = recvtype;
   uniform_word_ = root_word::uniform_size(sig_.bytes) >= 0;
-  for (int r = 0; r < team.size() && !uniform_word_; ++r)
+  for (int r = 0; r < team_.size() && !uniform_word_; ++r)
     if (r != root && blocks[static_cast<std::size_t>(r)].bytes == 0) has_must_compare_ = true;
   if (!in_place) {
     const std::uint64_t mine = validate::bytes(ctx, "sendcount", sendcount, sendtype);
@@ -80,12 +81,12 @@ GathervOp::GathervOp(TeamImpl& team, const void* sendbuf, Count sendcount, Datat
   // once they have arrived (choose_shared_copies), and the plan with them. The lookup only
   // where a block could.
   bool looked = false;
-  for (int r = 0; !tree_ && shared_copy_blocks && r < team.size(); ++r) {
+  for (int r = 0; !tree_ && shared_copy_blocks && r < team_.size(); ++r) {
     const std::uint64_t bytes = blocks_[static_cast<std::size_t>(r)].second;
-    if (r == root || team.single_copy_for(Kind::kGatherv, bytes) ||
-        !team.shared_copy_for(Kind::kGatherv, bytes, root))
+    if (r == root || algorithms.single_copy_for(Kind::kGatherv, bytes) ||
+        !algorithms.shared_copy_for(Kind::kGatherv, bytes, root))
       continue;
-    if (!looked && team.shared_buffers().id_of(recvbuf, 0) == 0) break;  // recvbuf is private
+    if (!looked && team_.shared_buffers().id_of(recvbuf, 0) == 0) break;  // recvbuf is private
     looked = true;
     shared_candidates_.push_back(r);
   }
@@ -123,7 +124,7 @@ bool GathervOp::choose_shared_copies(sync::WaitTarget& blocked_on) {
 
 bool GathervOp::writes_into_recvbuf(int r) const {
   const std::uint64_t bytes = blocks_[static_cast<std::size_t>(r)].second;
-  return team_.single_copy_for(Kind::kGatherv, bytes) ||
+  return algorithms_.single_copy_for(Kind::kGatherv, bytes) ||
          (!shared_use_.empty() && shared_use_[static_cast<std::size_t>(r)] == kStraight);
 }
 
@@ -151,7 +152,7 @@ void GathervOp::plan_root() {
     any_reader = any_reader || reads_table(r);
   }
   if (!direct.empty()) {
-    shares_.plan(std::move(direct), root_extra, team_, Kind::kGatherv, recvbuf_,
+    shares_.plan(std::move(direct), root_extra, algorithms_, Kind::kGatherv, recvbuf_,
                  !tree_ && !team_.oversubscribed());
   }
   if (!any_reader) return;
@@ -211,7 +212,7 @@ bool GathervOp::advance_root(sync::WaitTarget& blocked_on) {
   if (!shares_.move(*this, team_, /*into_peers=*/false, blocked_on)) return false;
   if (!root_side_.pull(team_, blocked_on)) return false;
   // recvbuf is complete once every single-copy sender has written its block.
-  return shares_.all_copied(team_, op_, blocked_on);
+  return shares_.all_copied(algorithms_, op_, blocked_on);
 }
 
 bool GathervOp::pump_table(sync::WaitTarget& blocked_on) {
@@ -309,7 +310,7 @@ bool GathervOp::advance_tree(sync::WaitTarget& blocked_on) {
         sync::WaitTarget unused;
         pump_table(unused);
       }
-      tree_gather_->start_root(team_, *this, team_.size(), [&](int rank) {
+      tree_gather_->start_root(algorithms_, *this, team_.size(), [&](int rank) {
         const auto r = static_cast<std::size_t>(rank);
         const bool direct = !table_.empty() && (table_[r].offset & GathervTableEntry::kDirect) != 0;
         return TreeGather::Block{recvbuf_ + blocks_[r].first, blocks_[r].second, direct};
@@ -331,7 +332,7 @@ bool GathervOp::advance_tree(sync::WaitTarget& blocked_on) {
   if (is_root) {
     if (const std::uint64_t step = tree_gather_->deferred_ack()) defer_final_ack(step);
     // recvbuf is complete once every direct sender has written its block.
-    return shares_.all_copied(team_, op_, blocked_on);
+    return shares_.all_copied(algorithms_, op_, blocked_on);
   }
   if (direct_ && !direct_written_) {
     if (!write_direct_block(blocked_on)) return false;

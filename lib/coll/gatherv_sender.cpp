@@ -1,37 +1,38 @@
 #include "coll/gatherv_sender.hpp"
 
 #include "coll/gather.hpp"
-#include "core/pieces.hpp"
-#include "core/validation.hpp"
+#include "protocol/pieces.hpp"
+#include "protocol/validation.hpp"
 
 namespace shmcoll {
 
-bool GathervSenderOp::fits(TeamImpl& team, const void* sendbuf, Count sendcount, Datatype sendtype,
-                           int root) {
+bool GathervSenderOp::fits(TeamAlgorithms& algorithms, const void* sendbuf, Count sendcount,
+                           Datatype sendtype, int root) {
+  TeamImpl& team = algorithms.team();
   if (team.size() < 2 || root < 0 || root >= team.size() || team.rank() == root) return false;
   std::uint64_t bytes = 0;
   if (sendcount < 0 || sendtype.size == 0 ||
       __builtin_mul_overflow(static_cast<std::uint64_t>(sendcount), sendtype.size, &bytes) ||
       bytes > validate::kMaxBytes)
     return false;
-  return !team.v_form_uses_tree(Kind::kGatherv, root) &&
-         !team.single_copy_for(Kind::kGatherv, bytes) &&
-         !GathervOp::may_copy_shared(team, sendbuf, bytes, root);
+  return !algorithms.v_form_uses_tree(Kind::kGatherv, root) &&
+         !algorithms.single_copy_for(Kind::kGatherv, bytes) &&
+         !GathervOp::may_copy_shared(algorithms, sendbuf, bytes, root);
 }
 
-GathervSenderOp::GathervSenderOp(TeamImpl& team, const void* sendbuf, Count sendcount,
+GathervSenderOp::GathervSenderOp(TeamAlgorithms& algorithms, const void* sendbuf, Count sendcount,
                                  Datatype sendtype, int root)
-    : CollectiveOp(team, {Kind::kGatherv, root, 0, sendcount, sendtype}),
+    : AlgorithmOp(algorithms, {Kind::kGatherv, root, 0, sendcount, sendtype}),
       sendbuf_(static_cast<const std::byte*>(sendbuf)) {
   // GathervOp's checks of a sender, with its messages.
-  const validate::Context ctx{Kind::kGatherv, team.rank(), team.size(), root, team.slot_bytes()};
+  const validate::Context ctx{Kind::kGatherv, team_.rank(), team_.size(), root, team_.slot_bytes()};
   validate::common(ctx, false);
   sig_.bytes = validate::bytes(ctx, "sendcount", sendcount, sendtype);
   validate::buffer(ctx, "sendbuf", sendbuf, sig_.bytes);
   validate::stream_length(ctx, sig_.bytes);
   // Published as GathervOp's senders do: a root that expects a single-copy block from this
   // rank (a size mismatch) finds the same arrival either way.
-  expose(sendbuf, sig_.bytes);
+  expose_buffer(sendbuf, sig_.bytes);
   lend(sendbuf, sig_.bytes);
   data_path_compares_ = false;  // it reads nothing (checked_in_data_path is never true)
 }

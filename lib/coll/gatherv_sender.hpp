@@ -6,23 +6,23 @@
 // The root reads the stream whichever class wrote it, so each sender picks its path alone.
 #pragma once
 
+#include "coll/algorithm_op.hpp"
 #include "coll/published_sizes.hpp"
-#include "core/operation.hpp"
-#include "core/stream.hpp"
+#include "protocol/stream.hpp"
 
 namespace shmcoll {
 
-class GathervSenderOp final : public CollectiveOp {
+class GathervSenderOp final : public AlgorithmOp {
  public:
   // Whether this rank's call can take this path: a sender (not the root) along the flat layout
   // whose block moves through its stream, neither with the single copy nor possibly straight
   // between shared buffers (GathervOp learns which from the root). Arguments that fail
   // validation do not: GathervOp reports them.
-  static bool fits(TeamImpl& team, const void* sendbuf, Count sendcount, Datatype sendtype,
-                   int root);
+  static bool fits(TeamAlgorithms& algorithms, const void* sendbuf, Count sendcount,
+                   Datatype sendtype, int root);
 
-  GathervSenderOp(TeamImpl& team, const void* sendbuf, Count sendcount, Datatype sendtype,
-                  int root);
+  GathervSenderOp(TeamAlgorithms& algorithms, const void* sendbuf, Count sendcount,
+                  Datatype sendtype, int root);
 
  private:
   bool advance_data(sync::WaitTarget& blocked_on) override;

@@ -25,8 +25,8 @@
 #include <cstdint>
 #include <span>
 
-#include "core/operation.hpp"
-#include "core/validation.hpp"
+#include "protocol/operation.hpp"
+#include "protocol/validation.hpp"
 
 namespace shmcoll::published_sizes {
 

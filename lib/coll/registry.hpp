@@ -37,7 +37,7 @@
 
 #include <cstdint>
 
-#include "core/signature.hpp"
+#include "protocol/signature.hpp"
 #include "shmcoll/options.hpp"
 
 namespace shmcoll::registry {

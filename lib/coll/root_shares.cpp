@@ -5,8 +5,9 @@
 
 namespace shmcoll {
 
-void RootShares::plan(PlanVector<Block>&& blocks, std::uint64_t root_extra, TeamImpl& team,
-                      Kind kind, const void* root_buffer, bool cooperative) {
+void RootShares::plan(PlanVector<Block>&& blocks, std::uint64_t root_extra,
+                      TeamAlgorithms& algorithms, Kind kind, const void* root_buffer,
+                      bool cooperative) {
   blocks_ = std::move(blocks);
   next_ = 0;
   next_copied_ = 0;
@@ -19,7 +20,7 @@ void RootShares::plan(PlanVector<Block>&& blocks, std::uint64_t root_extra, Team
     sizes.push_back(b.bytes);
     largest = std::max(largest, b.bytes);
   }
-  const TeamImpl::RootWeight w = team.root_copy_weight(kind, root_buffer, largest);
+  const TeamAlgorithms::RootWeight w = algorithms.root_copy_weight(kind, root_buffer, largest);
   learning_ = w.learns;
   kind_ = kind;
   learned_bytes_ = largest;
@@ -65,10 +66,11 @@ bool RootShares::move(CollectiveOp& op, TeamImpl& team, bool into_peers,
   return true;
 }
 
-bool RootShares::all_copied(TeamImpl& team, std::uint64_t op, sync::WaitTarget& blocked_on) {
-  const bool copied = peers_copied(team, op, blocked_on);
+bool RootShares::all_copied(TeamAlgorithms& algorithms, std::uint64_t op,
+                            sync::WaitTarget& blocked_on) {
+  const bool copied = peers_copied(algorithms.team(), op, blocked_on);
   if (learning_) {
-    team.copy_balance().observe(kind_, learned_bytes_, copied);
+    algorithms.copy_balance().observe(kind_, learned_bytes_, copied);
     learning_ = false;
   }
   return copied;

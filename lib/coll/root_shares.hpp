@@ -21,8 +21,8 @@
 
 #include <cstdint>
 
+#include "base/plan_vector.hpp"
 #include "coll/single_copy.hpp"
-#include "core/plan_vector.hpp"
 
 namespace shmcoll {
 
@@ -39,8 +39,8 @@ class RootShares {
   // (lookups by rank search them); sets their shares. `root_extra`: bytes the root memcpys
   // itself in this call (its own block, the streamed blocks), which lower its shares, weighed
   // by the root's CopyBalance for its largest block (1 where `root_buffer` is shared memory).
-  void plan(PlanVector<Block>&& blocks, std::uint64_t root_extra, TeamImpl& team, Kind kind,
-            const void* root_buffer, bool cooperative);
+  void plan(PlanVector<Block>&& blocks, std::uint64_t root_extra, TeamAlgorithms& algorithms,
+            Kind kind, const void* root_buffer, bool cooperative);
   // Root: the single-copy peers' blocks with their shares.
   const PlanVector<Block>& blocks() const { return blocks_; }
   bool empty() const { return blocks_.empty(); }
@@ -52,7 +52,7 @@ class RootShares {
   // Root: true once every single-copy peer has published ProgressLine::copied_op for `op` (its
   // own copy is over); otherwise `blocked_on` names the first that has not. Called once the
   // root's own part is over: its first answer tells the root's CopyBalance who finished first.
-  bool all_copied(TeamImpl& team, std::uint64_t op, sync::WaitTarget& blocked_on);
+  bool all_copied(TeamAlgorithms& algorithms, std::uint64_t op, sync::WaitTarget& blocked_on);
 
   // A peer whose record gave it a share, after its own copy: true once the root has moved it.
   static bool root_done(const CollectiveOp& op, TeamImpl& team, int root,
@@ -62,7 +62,7 @@ class RootShares {
   bool peers_copied(TeamImpl& team, std::uint64_t op, sync::WaitTarget& blocked_on);
 
   PlanVector<Block> blocks_;
-  bool sharing_ = false;         // some share is not 0
+  bool sharing_ = false;  // some share is not 0
   // Until the first all_copied: the weight decided the shares, for blocks up to learned_bytes_.
   bool learning_ = false;
   Kind kind_ = Kind::kScatterv;

@@ -1,17 +1,18 @@
 #include "coll/scatter.hpp"
 
 #include "copy/copy.hpp"
-#include "core/validation.hpp"
+#include "protocol/validation.hpp"
 
 namespace shmcoll {
 
-ScatterOp::ScatterOp(TeamImpl& team, const void* sendbuf, Count sendcount, Datatype sendtype,
-                     void* recvbuf, Count recvcount, Datatype recvtype, bool in_place, int root)
-    : CollectiveOp(team, {Kind::kScatter, root, 0, recvcount, recvtype}),
+ScatterOp::ScatterOp(TeamAlgorithms& algorithms, const void* sendbuf, Count sendcount,
+                     Datatype sendtype, void* recvbuf, Count recvcount, Datatype recvtype,
+                     bool in_place, int root)
+    : AlgorithmOp(algorithms, {Kind::kScatter, root, 0, recvcount, recvtype}),
       sendbuf_(static_cast<const std::byte*>(sendbuf)),
       recvbuf_(static_cast<std::byte*>(recvbuf)),
       in_place_(in_place) {
-  const validate::Context ctx{Kind::kScatter, team.rank(), team.size(), root, team.slot_bytes()};
+  const validate::Context ctx{Kind::kScatter, team_.rank(), team_.size(), root, team_.slot_bytes()};
   validate::common(ctx, in_place);
   const validate::Side whole{"sendcount", sendcount, sendtype, "sendbuf", sendbuf};
   const validate::Side own{"recvcount", recvcount, recvtype, "recvbuf", recvbuf};
@@ -20,14 +21,14 @@ ScatterOp::ScatterOp(TeamImpl& team, const void* sendbuf, Count sendcount, Datat
     // The root's send arguments define the block size; with in_place its receive ones are ignored.
     sig_.count = sendcount;
     sig_.type = sendtype;
-    validate::stream_length(ctx, sig_.bytes * static_cast<std::uint64_t>(team.size()));
-    lend(sendbuf, sig_.bytes * static_cast<std::uint64_t>(team.size()));
+    validate::stream_length(ctx, sig_.bytes * static_cast<std::uint64_t>(team_.size()));
+    lend(sendbuf, sig_.bytes * static_cast<std::uint64_t>(team_.size()));
   }
-  expose(ctx.is_root() ? sendbuf : recvbuf,
-         ctx.is_root() ? all_blocks_bytes(sig_.bytes, team.size()) : sig_.bytes);
+  expose_buffer(ctx.is_root() ? sendbuf : recvbuf,
+                ctx.is_root() ? all_blocks_bytes(sig_.bytes, team_.size()) : sig_.bytes);
   if (ctx.is_root()) {
-    offer_copy_weight(team.copy_balance().weight(Kind::kScatter, sig_.bytes));
-    expect_root_stores(sig_.bytes * static_cast<std::uint64_t>(team.size() - 1));
+    offer_copy_weight(algorithms.copy_balance().weight(Kind::kScatter, sig_.bytes));
+    expect_root_stores(sig_.bytes * static_cast<std::uint64_t>(team_.size() - 1));
   }
 }
 
@@ -36,9 +37,9 @@ bool ScatterOp::advance_data(sync::WaitTarget& blocked_on) {
   const int n = team_.size();
   const std::uint64_t b = sig_.bytes;
   if (!started_ && n > 1) {
-    const registry::Choice choice = team_.choose(Kind::kScatter, b, sig_.root);
+    const registry::Choice choice = algorithms_.choose(Kind::kScatter, b, sig_.root);
     const bool shared_copy_eligible =
-        SharedCopyChoice::eligible(team_, Kind::kScatter, choice.single_copy, b, sig_.root);
+        SharedCopyChoice::eligible(algorithms_, Kind::kScatter, choice.single_copy, b, sig_.root);
     if (shared_copy_eligible && !shared_choice_.decide(*this, team_, blocked_on)) return false;
     // Between shared buffers (shared_copy.hpp) the single copy's exchange runs flat.
     const bool shared_copy = shared_copy_eligible && shared_choice_.shared_copy();
@@ -50,9 +51,9 @@ bool ScatterOp::advance_data(sync::WaitTarget& blocked_on) {
       if (root) {
         if (!in_place_) copy::copy_bytes(recvbuf_, sendbuf_ + me * b, b);
         tree_scatter_.emplace();
-        tree_scatter_->start_root(team_, *this, sendbuf_, b);
+        tree_scatter_->start_root(algorithms_, *this, sendbuf_, b);
         tree_ = true;
-      } else if (TreeScatter::uniform_leaf_range(team_, sig_.root, b, leaf)) {
+      } else if (TreeScatter::uniform_leaf_range(algorithms_, sig_.root, b, leaf)) {
         // Most ranks of a tree: read as a flat receiver does, from the parent (below).
         reader_.start(
             {leaf.parent, op_, Kind::kScatter, sig_.root, leaf.stream_bytes, true, "recvcount"},
@@ -80,7 +81,7 @@ bool ScatterOp::advance_data(sync::WaitTarget& blocked_on) {
     if (const std::uint64_t step = tree_scatter_->deferred_ack()) defer_final_ack(step);
     return true;
   }
-  if (single_copy_) return exchange_.advance(*this, team_, blocked_on);
+  if (single_copy_) return exchange_.advance(*this, algorithms_, blocked_on);
   if (me == sig_.root) {
     if (!started_) {
       if (!in_place_) copy::copy_bytes(recvbuf_, sendbuf_ + me * b, b);

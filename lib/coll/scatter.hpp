@@ -10,6 +10,7 @@
 #include <span>
 #include <utility>
 
+#include "coll/algorithm_op.hpp"
 #include "coll/published_sizes.hpp"
 #include "coll/root_shares.hpp"
 #include "coll/scatter_stream.hpp"
@@ -17,17 +18,16 @@
 #include "coll/shared_copy.hpp"
 #include "coll/single_copy.hpp"
 #include "coll/tree_scatter.hpp"
-#include "core/operation.hpp"
-#include "core/stream.hpp"
-#include "core/validation.hpp"
+#include "protocol/stream.hpp"
+#include "protocol/validation.hpp"
 
 namespace shmcoll {
 
-class ScatterOp final : public CollectiveOp {
+class ScatterOp final : public AlgorithmOp {
  public:
   // recvbuf == nullptr with in_place == true: MPI_IN_PLACE at the root.
-  ScatterOp(TeamImpl& team, const void* sendbuf, Count sendcount, Datatype sendtype, void* recvbuf,
-            Count recvcount, Datatype recvtype, bool in_place, int root);
+  ScatterOp(TeamAlgorithms& algorithms, const void* sendbuf, Count sendcount, Datatype sendtype,
+            void* recvbuf, Count recvcount, Datatype recvtype, bool in_place, int root);
 
   void abandon() override {
     if (single_copy_) SingleCopyExchange::drain(*this, team_);
@@ -59,9 +59,9 @@ class ScatterOp final : public CollectiveOp {
   std::uint64_t acked_ = 0;
 };
 
-class ScattervOp final : public CollectiveOp {
+class ScattervOp final : public AlgorithmOp {
  public:
-  ScattervOp(TeamImpl& team, const void* sendbuf, std::span<const Count> sendcounts,
+  ScattervOp(TeamAlgorithms& algorithms, const void* sendbuf, std::span<const Count> sendcounts,
              std::span<const Count> displs, Datatype sendtype, void* recvbuf, Count recvcount,
              Datatype recvtype, bool in_place, int root);
 

@@ -6,21 +6,23 @@
 #include "coll/scatterv_inbox.hpp"
 #include "coll/single_copy.hpp"
 #include "copy/copy.hpp"
-#include "core/validation.hpp"
+#include "protocol/validation.hpp"
 
 namespace shmcoll {
 
-ScattervOp::ScattervOp(TeamImpl& team, const void* sendbuf, std::span<const Count> sendcounts,
-                       std::span<const Count> displs, Datatype sendtype, void* recvbuf,
-                       Count recvcount, Datatype recvtype, bool in_place, int root)
-    : CollectiveOp(team, {Kind::kScatterv, root, 0, recvcount, recvtype}),
+ScattervOp::ScattervOp(TeamAlgorithms& algorithms, const void* sendbuf,
+                       std::span<const Count> sendcounts, std::span<const Count> displs,
+                       Datatype sendtype, void* recvbuf, Count recvcount, Datatype recvtype,
+                       bool in_place, int root)
+    : AlgorithmOp(algorithms, {Kind::kScatterv, root, 0, recvcount, recvtype}),
       sendbuf_(static_cast<const std::byte*>(sendbuf)),
       recvbuf_(static_cast<std::byte*>(recvbuf)) {
-  const validate::Context ctx{Kind::kScatterv, team.rank(), team.size(), root, team.slot_bytes()};
+  const validate::Context ctx{Kind::kScatterv, team_.rank(), team_.size(), root,
+                              team_.slot_bytes()};
   validate::common(ctx, in_place);
-  tree_ = team.size() > 1 && team.v_form_uses_tree(Kind::kScatterv, root);
+  tree_ = team_.size() > 1 && algorithms.v_form_uses_tree(Kind::kScatterv, root);
   // The root's leaf children take their blocks as flat receivers do, from the root's records.
-  if (tree_ && !ctx.is_root() && TreeScatter::takes_record(team.tree(root), team.rank()))
+  if (tree_ && !ctx.is_root() && TreeScatter::takes_record(team_.tree(root), team_.rank()))
     tree_ = false;
   if (tree_) tree_scatter_.emplace();
   if (!ctx.is_root()) {
@@ -29,10 +31,10 @@ ScattervOp::ScattervOp(TeamImpl& team, const void* sendbuf, std::span<const Coun
     // where it lies to choose a straight copy between shared buffers (shared_copy.hpp); a
     // smaller block's receiver publishes no address (which costs a lookup among shared buffers).
     if (path_of(sig_.bytes) == BlockPath::kDirect || may_copy_shared(sig_.bytes))
-      expose(recvbuf, sig_.bytes);
+      expose_buffer(recvbuf, sig_.bytes);
     return;
   }
-  expect_root_stores(scatterv_args::check_root(ctx, team.options().checks, sendbuf, sendcounts,
+  expect_root_stores(scatterv_args::check_root(ctx, team_.options().checks, sendbuf, sendcounts,
                                                displs, sendtype, recvbuf, recvcount, recvtype,
                                                in_place, blocks_));
   const PlanVector<validate::Block>& blocks = blocks_;
@@ -45,7 +47,7 @@ ScattervOp::ScattervOp(TeamImpl& team, const void* sendbuf, std::span<const Coun
   // The root checks each peer against sendcounts, not against one size of its own; it
   // publishes the receivers' one size where they have one, else their sizes' fingerprint
   // (published_sizes.hpp).
-  sig_.bytes = published_sizes::published(!tree_, team.options().checks == CheckLevel::kFull,
+  sig_.bytes = published_sizes::published(!tree_, team_.options().checks == CheckLevel::kFull,
                                           as_span(blocks), root);
   if (!in_place && blocks[me].bytes > 0)
     copy_own_ = {sendbuf_ + blocks[me].offset, blocks[me].bytes};
@@ -55,18 +57,18 @@ ScattervOp::ScattervOp(TeamImpl& team, const void* sendbuf, std::span<const Coun
       tree_blocks_[r] = {
           sendbuf_ + blocks[r].offset, blocks[r].bytes,
           static_cast<int>(r) != root && path_of(blocks[r].bytes) == BlockPath::kDirect};
-    expose(sendbuf, 0);  // blocks anywhere in it (displs)
+    expose_buffer(sendbuf, 0);  // blocks anywhere in it (displs)
     return;
   }
-  expose(sendbuf, 0);
+  expose_buffer(sendbuf, 0);
   // Blocks that may copy straight between shared buffers wait for their receivers' arrival
   // (choose_shared_copies), and the plan with them. The lookups only where a block could.
   std::uint64_t mine = 0;
-  for (int r = 0; r < team.size(); ++r) {
+  for (int r = 0; r < team_.size(); ++r) {
     const validate::Block& blk = blocks_[static_cast<std::size_t>(r)];
     if (r == root || !may_copy_shared(blk.bytes)) continue;
-    if (mine == 0 && (mine = team.shared_buffers().id_of(sendbuf, 0)) == 0) break;
-    if (team.shared_buffers().id_of(sendbuf_ + blk.offset, blk.bytes) == mine)
+    if (mine == 0 && (mine = team_.shared_buffers().id_of(sendbuf, 0)) == 0) break;
+    if (team_.shared_buffers().id_of(sendbuf_ + blk.offset, blk.bytes) == mine)
       shared_candidates_.push_back(r);
   }
   if (shared_candidates_.empty()) plan_flat_root();
@@ -74,7 +76,7 @@ ScattervOp::ScattervOp(TeamImpl& team, const void* sendbuf, std::span<const Coun
 
 bool ScattervOp::may_copy_shared(std::uint64_t bytes) {
   return path_of(bytes) == BlockPath::kStream &&
-         team_.shared_copy_for(Kind::kScatterv, bytes, sig_.root);
+         algorithms_.shared_copy_for(Kind::kScatterv, bytes, sig_.root);
 }
 
 bool ScattervOp::choose_shared_copies(sync::WaitTarget& blocked_on) {
@@ -126,14 +128,15 @@ void ScattervOp::plan_flat_root() {
   }
   // The root's own memcpys (its block, the streamed blocks) lower its shares.
   if (!direct.empty()) {
-    shares_.plan(std::move(direct), copy_own_.second + plan_.bytes(), team_, Kind::kScatterv,
+    shares_.plan(std::move(direct), copy_own_.second + plan_.bytes(), algorithms_, Kind::kScatterv,
                  sendbuf_, !team_.oversubscribed());
   }
 }
 
 ScattervOp::BlockPath ScattervOp::path_of(std::uint64_t bytes) const {
   if (bytes <= segment::InboxRecord::kInlineBytes) return BlockPath::kInline;
-  return team_.single_copy_for(Kind::kScatterv, bytes) ? BlockPath::kDirect : BlockPath::kStream;
+  return algorithms_.single_copy_for(Kind::kScatterv, bytes) ? BlockPath::kDirect
+                                                             : BlockPath::kStream;
 }
 
 std::int64_t ScattervOp::expected_peer_bytes(int peer) const {
@@ -175,7 +178,7 @@ bool ScattervOp::advance_root(sync::WaitTarget& blocked_on) {
   if (!shares_.move(*this, team_, /*into_peers=*/true, blocked_on)) return false;
   if (!writer_.pump(team_, fill, readers, blocked_on)) return false;
   // sendbuf must stay valid until every single-copy reader has its block.
-  return shares_.all_copied(team_, op_, blocked_on);
+  return shares_.all_copied(algorithms_, op_, blocked_on);
 }
 
 bool ScattervOp::post_records(sync::WaitTarget& blocked_on) {
@@ -232,7 +235,7 @@ bool ScattervOp::copy_direct_block(sync::WaitTarget& blocked_on) {
 void ScattervOp::plan_before_arrival() {
   if (!tree_) return;
   if (team_.rank() == sig_.root) {
-    tree_scatter_->start_root(team_, *this, as_span(tree_blocks_), sendbuf_);
+    tree_scatter_->start_root(algorithms_, *this, as_span(tree_blocks_), sendbuf_);
   } else {
     tree_scatter_->start_member(team_, *this, true, sig_.bytes, recvbuf_);
   }

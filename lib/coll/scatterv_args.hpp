@@ -7,8 +7,8 @@
 #include <span>
 #include <string>
 
-#include "core/plan_vector.hpp"
-#include "core/validation.hpp"
+#include "base/plan_vector.hpp"
+#include "protocol/validation.hpp"
 #include "shmcoll/options.hpp"
 
 namespace shmcoll::scatterv_args {

@@ -10,8 +10,8 @@
 #include <cstdint>
 #include <cstring>
 
-#include "core/operation.hpp"
-#include "core/team_impl.hpp"
+#include "protocol/operation.hpp"
+#include "protocol/team_impl.hpp"
 #include "segment/layout.hpp"
 #include "sync/tag.hpp"
 #include "sync/waiter.hpp"

@@ -9,8 +9,9 @@
 
 namespace shmcoll {
 
-bool InlineScattervOp::fits(TeamImpl& team, std::span<const Count> sendcounts, Datatype sendtype,
-                            Count recvcount, Datatype recvtype, int root) {
+bool InlineScattervOp::fits(TeamAlgorithms& algorithms, std::span<const Count> sendcounts,
+                            Datatype sendtype, Count recvcount, Datatype recvtype, int root) {
+  TeamImpl& team = algorithms.team();
   if (team.size() < 2) return false;
   if (root < 0 || root >= team.size()) return false;
   constexpr auto kMax = static_cast<std::uint64_t>(scatterv_inbox::InboxRecord::kInlineBytes);
@@ -21,7 +22,7 @@ bool InlineScattervOp::fits(TeamImpl& team, std::span<const Count> sendcounts, D
         bytes > kMax || recvtype.size == 0)
       return false;
     // The root's leaf children take records from it along the tree as well.
-    return !team.v_form_uses_tree(Kind::kScatterv, root) ||
+    return !algorithms.v_form_uses_tree(Kind::kScatterv, root) ||
            TreeScatter::takes_record(team.tree(root), team.rank());
   }
   if (sendtype.size == 0 || sendcounts.size() != static_cast<std::size_t>(team.size()))
@@ -32,30 +33,31 @@ bool InlineScattervOp::fits(TeamImpl& team, std::span<const Count> sendcounts, D
         bytes > kMax)
       return false;
   }
-  return !team.v_form_uses_tree(Kind::kScatterv, root);
+  return !algorithms.v_form_uses_tree(Kind::kScatterv, root);
 }
 
-InlineScattervOp::InlineScattervOp(TeamImpl& team, const void* sendbuf,
+InlineScattervOp::InlineScattervOp(TeamAlgorithms& algorithms, const void* sendbuf,
                                    std::span<const Count> sendcounts, std::span<const Count> displs,
                                    Datatype sendtype, void* recvbuf, Count recvcount,
                                    Datatype recvtype, bool in_place, int root)
-    : CollectiveOp(team, {Kind::kScatterv, root, 0, recvcount, recvtype}),
+    : AlgorithmOp(algorithms, {Kind::kScatterv, root, 0, recvcount, recvtype}),
       sendbuf_(static_cast<const std::byte*>(sendbuf)),
       recvbuf_(static_cast<std::byte*>(recvbuf)),
       in_place_(in_place) {
-  const validate::Context ctx{Kind::kScatterv, team.rank(), team.size(), root, team.slot_bytes()};
+  const validate::Context ctx{Kind::kScatterv, team_.rank(), team_.size(), root,
+                              team_.slot_bytes()};
   validate::common(ctx, in_place);
   if (!ctx.is_root()) {
     sig_.bytes = scatterv_args::check_receiver(ctx, recvbuf, recvcount, recvtype);
     return;
   }
-  expect_root_stores(scatterv_args::check_root(ctx, team.options().checks, sendbuf, sendcounts,
+  expect_root_stores(scatterv_args::check_root(ctx, team_.options().checks, sendbuf, sendcounts,
                                                displs, sendtype, recvbuf, recvcount, recvtype,
                                                in_place, blocks_));
   for (const validate::Block& blk : blocks_) lend(sendbuf_ + blk.offset, blk.bytes);
   // As ScattervOp's root: it checks each peer against sendcounts, and publishes the receivers'
   // one size where they have one (this path is flat at the root).
-  sig_.bytes = published_sizes::published(true, team.options().checks == CheckLevel::kFull,
+  sig_.bytes = published_sizes::published(true, team_.options().checks == CheckLevel::kFull,
                                           as_span(blocks_), root);
 }
 

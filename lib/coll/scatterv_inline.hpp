@@ -11,24 +11,25 @@
 
 #include <span>
 
+#include "base/plan_vector.hpp"
+#include "coll/algorithm_op.hpp"
 #include "coll/published_sizes.hpp"
-#include "core/operation.hpp"
-#include "core/plan_vector.hpp"
-#include "core/validation.hpp"
+#include "protocol/validation.hpp"
 
 namespace shmcoll {
 
-class InlineScattervOp final : public CollectiveOp {
+class InlineScattervOp final : public AlgorithmOp {
  public:
   // Whether this rank's call can take this path. Arguments that fail validation do not: the
   // general path reports them.
-  static bool fits(TeamImpl& team, std::span<const Count> sendcounts, Datatype sendtype,
+  static bool fits(TeamAlgorithms& algorithms, std::span<const Count> sendcounts, Datatype sendtype,
                    Count recvcount, Datatype recvtype, int root);
 
   // The arguments are ScattervOp's.
-  InlineScattervOp(TeamImpl& team, const void* sendbuf, std::span<const Count> sendcounts,
-                   std::span<const Count> displs, Datatype sendtype, void* recvbuf, Count recvcount,
-                   Datatype recvtype, bool in_place, int root);
+  InlineScattervOp(TeamAlgorithms& algorithms, const void* sendbuf,
+                   std::span<const Count> sendcounts, std::span<const Count> displs,
+                   Datatype sendtype, void* recvbuf, Count recvcount, Datatype recvtype,
+                   bool in_place, int root);
 
  private:
   bool advance_data(sync::WaitTarget& blocked_on) override;

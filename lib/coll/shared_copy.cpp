@@ -1,12 +1,12 @@
 #include "coll/shared_copy.hpp"
 
-#include "core/team_impl.hpp"
+#include "protocol/team_impl.hpp"
 
 namespace shmcoll {
 
-bool SharedCopyChoice::eligible(TeamImpl& team, Kind kind, bool single_copy,
+bool SharedCopyChoice::eligible(TeamAlgorithms& algorithms, Kind kind, bool single_copy,
                                 std::uint64_t block_bytes, int root) {
-  return !single_copy && team.shared_copy_for(kind, block_bytes, root);
+  return !single_copy && algorithms.shared_copy_for(kind, block_bytes, root);
 }
 
 bool SharedCopyChoice::decide(const CollectiveOp& op, TeamImpl& team,

@@ -28,7 +28,8 @@
 
 #include <cstdint>
 
-#include "core/operation.hpp"
+#include "coll/team_algorithms.hpp"
+#include "protocol/operation.hpp"
 
 namespace shmcoll {
 
@@ -37,8 +38,8 @@ class SharedCopyChoice {
   // Whether an operation may take the straight copy at all, the same on every rank: the single
   // copy does not take its blocks of `block_bytes` (`single_copy`, the registry's choice), and
   // TeamImpl::shared_copy_for allows them.
-  static bool eligible(TeamImpl& team, Kind kind, bool single_copy, std::uint64_t block_bytes,
-                       int root);
+  static bool eligible(TeamAlgorithms& algorithms, Kind kind, bool single_copy,
+                       std::uint64_t block_bytes, int root);
 
   // Makes or learns the choice; false while it waits (`blocked_on` set). Call again until true.
   bool decide(const CollectiveOp& op, TeamImpl& team, sync::WaitTarget& blocked_on);

@@ -7,12 +7,12 @@
 #include <cstring>
 #include <functional>
 
+#include "base/fault_points.hpp"
+#include "base/plan_vector.hpp"
 #include "coll/broadcast_split.hpp"
 #include "coll/copy_balance.hpp"
 #include "copy/copy.hpp"
 #include "copy/cross_process.hpp"
-#include "core/fault_points.hpp"
-#include "core/plan_vector.hpp"
 #include "topology/hierarchy.hpp"
 
 namespace shmcoll {
@@ -437,7 +437,9 @@ bool SingleCopyExchange::advance_relay(CollectiveOp& op, TeamImpl& team,
   return children_reported(team, root, done, blocked_on);
 }
 
-bool SingleCopyExchange::advance(CollectiveOp& op, TeamImpl& team, sync::WaitTarget& blocked_on) {
+bool SingleCopyExchange::advance(CollectiveOp& op, TeamAlgorithms& algorithms,
+                                 sync::WaitTarget& blocked_on) {
+  TeamImpl& team = algorithms.team();
   if (plan_.relay) return advance_relay(op, team, blocked_on);
   const int root = op.signature().root;
   const bool is_root = team.rank() == root;
@@ -458,7 +460,7 @@ bool SingleCopyExchange::advance(CollectiveOp& op, TeamImpl& team, sync::WaitTar
     const bool all_reported = children_reported(team, root, done, blocked_on);
     if (learning_) {
       // The root's first look once its own part is over: peers already done had less to do.
-      team.copy_balance().observe(op.signature().kind, plan_.block_bytes, all_reported);
+      algorithms.copy_balance().observe(op.signature().kind, plan_.block_bytes, all_reported);
       learning_ = false;
     }
     if (!all_reported) return false;

@@ -49,7 +49,8 @@
 #include <span>
 #include <vector>
 
-#include "core/operation.hpp"
+#include "coll/team_algorithms.hpp"
+#include "protocol/operation.hpp"
 
 namespace shmcoll {
 namespace topology {
@@ -160,7 +161,7 @@ class SingleCopyExchange {
     staged_ = false;
     own_part_moved_ = false;
   }
-  bool advance(CollectiveOp& op, TeamImpl& team, sync::WaitTarget& blocked_on);
+  bool advance(CollectiveOp& op, TeamAlgorithms& algorithms, sync::WaitTarget& blocked_on);
   // Whether `peer`'s signature is known to match this rank's by the time the exchange is over,
   // so that the agree stage of CheckLevel::kFull may skip it: each rank compares itself with
   // the rank it copies from or into before it reports, and a mismatch raises on that rank.

@@ -3,20 +3,21 @@
 #include <algorithm>
 #include <cstring>
 
-#include "core/operation.hpp"
-#include "core/text.hpp"
+#include "base/text.hpp"
+#include "protocol/operation.hpp"
 
 namespace shmcoll {
 using tree_layout::at;
 
-void TreeGather::start_root(TeamImpl& team, const CollectiveOp& op, std::byte* recvbuf,
+void TreeGather::start_root(TeamAlgorithms& algorithms, const CollectiveOp& op, std::byte* recvbuf,
                             std::uint64_t block) {
+  TeamImpl& team = algorithms.team();
   const int root = op.signature().root;
   is_root_ = true;
   with_table_ = false;
   tree_ = &team.tree(root);
   me_ = root;
-  TeamImpl::GatherRootPlan& kept = team.gather_root_plan(root, false);
+  TeamAlgorithms::GatherRootPlan& kept = algorithms.gather_root_plan(root, false);
   const bool same = !kept.entries.empty() && kept.entries[0] == block;  // all equal, as now
   if (!same) {
     kept.entries.assign(tree_->preorder.size(), block);
@@ -26,7 +27,8 @@ void TreeGather::start_root(TeamImpl& team, const CollectiveOp& op, std::byte* r
                        [&](int r) { return recvbuf + static_cast<std::uint64_t>(r) * block; });
 }
 
-void TreeGather::start_root_from_blocks(TeamImpl& team, const CollectiveOp& op) {
+void TreeGather::start_root_from_blocks(TeamAlgorithms& algorithms, const CollectiveOp& op) {
+  TeamImpl& team = algorithms.team();
   const int root = op.signature().root;
   is_root_ = true;
   tree_ = &team.tree(root);
@@ -35,7 +37,7 @@ void TreeGather::start_root_from_blocks(TeamImpl& team, const CollectiveOp& op) 
   if (tree_->children[r].size() + 1 == at(tree_->subtree_size, root)) {
     // Every child is a leaf, whose stream is its block alone (no table): the sizes come from
     // recvcounts, so the plan of the last call with the same ones holds.
-    TeamImpl::GatherRootPlan& kept = team.gather_root_plan(root, true);
+    TeamAlgorithms::GatherRootPlan& kept = algorithms.gather_root_plan(root, true);
     if (!std::equal(kept.entries.begin(), kept.entries.end(), root_entries_.begin(),
                     root_entries_.end())) {
       kept.entries.assign(root_entries_.begin(), root_entries_.end());
@@ -51,7 +53,7 @@ void TreeGather::start_root_from_blocks(TeamImpl& team, const CollectiveOp& op) 
 }
 
 void TreeGather::lay_out_root(TeamImpl& team, const CollectiveOp& op,
-                              TeamImpl::GatherRootPlan& kept) {
+                              TeamAlgorithms::GatherRootPlan& kept) {
   // The general plan (see plan) for children that send no tables: each child's stream is its
   // subtree's image, a shift of that part of the root's.
   const topology::Tree& tree = *tree_;
@@ -88,8 +90,9 @@ void TreeGather::add_root_piece(std::size_t writer, std::uint64_t begin, std::ui
 
 template <class DestinationOf>
 void TreeGather::start_root_from_plan(TeamImpl& team, const CollectiveOp& op,
-                                      const TeamImpl::GatherRootPlan& kept, const char* count_name,
-                                      bool indexed, DestinationOf&& destination_of) {
+                                      const TeamAlgorithms::GatherRootPlan& kept,
+                                      const char* count_name, bool indexed,
+                                      DestinationOf&& destination_of) {
   // Per call only the destinations move with recvbuf. (On the critical path of every small
   // call: the root reads nothing before its plan is made.)
   const OpSignature& sig = op.signature();
@@ -98,14 +101,14 @@ void TreeGather::start_root_from_plan(TeamImpl& team, const CollectiveOp& op,
   children_.clear();
   std::size_t p = 0;
   for (std::size_t w = 0; w < kept.children.size(); ++w) {
-    const TeamImpl::GatherRootPlan::Child& child = kept.children[w];
+    const TeamAlgorithms::GatherRootPlan::Child& child = kept.children[w];
     children_.emplace_back(child.rank, 0, 0);  // the root needs only the rank (checked)
     reader_.add_writer(child.rank, count_name, indexed);
     StreamSource& src = reader_.source(w);
     src.bytes = child.stream_bytes;
     src.bytes_known = true;
     for (; p < child.pieces_end; ++p) {
-      const TeamImpl::GatherRootPlan::Piece& piece = kept.pieces[p];
+      const TeamAlgorithms::GatherRootPlan::Piece& piece = kept.pieces[p];
       add_root_piece(w, piece.begin, piece.entry, destination_of(piece.rank));
     }
   }

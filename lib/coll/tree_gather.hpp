@@ -15,8 +15,9 @@
 #include <memory>
 #include <span>
 
+#include "coll/team_algorithms.hpp"
 #include "coll/tree_layout.hpp"
-#include "core/pieces.hpp"
+#include "protocol/pieces.hpp"
 
 namespace shmcoll {
 
@@ -35,10 +36,12 @@ class TreeGather {
   };
   // The root of gather: rank r's block goes to the `block` bytes at recvbuf + r x block (its
   // own is laid out, not received).
-  void start_root(TeamImpl& team, const CollectiveOp& op, std::byte* recvbuf, std::uint64_t block);
+  void start_root(TeamAlgorithms& algorithms, const CollectiveOp& op, std::byte* recvbuf,
+                  std::uint64_t block);
   // The root of gatherv: block_of(r) is where rank r's block goes in recvbuf and its size.
   template <class BlockOf>
-  void start_root(TeamImpl& team, const CollectiveOp& op, int nranks, BlockOf&& block_of) {
+  void start_root(TeamAlgorithms& algorithms, const CollectiveOp& op, int nranks,
+                  BlockOf&& block_of) {
     with_table_ = true;
     // Kept as plain words, filled in place: copying a freshly written list of blocks costs
     // more than a small call's whole plan (the copy's wide loads wait for the narrow stores).
@@ -50,7 +53,7 @@ class TreeGather {
           b.direct ? b.bytes | tree_layout::kDirect : b.bytes;
       root_destinations_[static_cast<std::size_t>(r)] = b.data;
     }
-    start_root_from_blocks(team, op);
+    start_root_from_blocks(algorithms, op);
   }
   // Any other rank: sends `own_bytes` from sendbuf; `own_direct`: only the entry, the block
   // moves with one copy (GathervOp).
@@ -79,13 +82,13 @@ class TreeGather {
     return root_destinations_[static_cast<std::size_t>(r)];
   }
   // The root's plan when its children send no tables (GatherRootPlan), for kept.entries.
-  void lay_out_root(TeamImpl& team, const CollectiveOp& op, TeamImpl::GatherRootPlan& kept);
+  void lay_out_root(TeamImpl& team, const CollectiveOp& op, TeamAlgorithms::GatherRootPlan& kept);
   // The root's reader from such a plan; destination_of(r): where rank r's block goes.
   template <class DestinationOf>
   void start_root_from_plan(TeamImpl& team, const CollectiveOp& op,
-                            const TeamImpl::GatherRootPlan& kept, const char* count_name,
+                            const TeamAlgorithms::GatherRootPlan& kept, const char* count_name,
                             bool indexed, DestinationOf&& destination_of);
-  void start_root_from_blocks(TeamImpl& team, const CollectiveOp& op);
+  void start_root_from_blocks(TeamAlgorithms& algorithms, const CollectiveOp& op);
   // The root reads the block of table entry `entry` from `writer`'s stream at `begin`.
   void add_root_piece(std::size_t writer, std::uint64_t begin, std::uint64_t entry,
                       std::byte* destination);

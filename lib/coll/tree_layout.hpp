@@ -22,7 +22,7 @@
 #include <span>
 #include <vector>
 
-#include "core/plan_vector.hpp"
+#include "base/plan_vector.hpp"
 #include "segment/layout.hpp"
 #include "topology/hierarchy.hpp"
 

@@ -2,17 +2,18 @@
 
 #include <cstring>
 
-#include "core/operation.hpp"
-#include "core/text.hpp"
+#include "base/text.hpp"
+#include "protocol/operation.hpp"
 #include "segment/layout.hpp"
 
 namespace shmcoll {
 using tree_layout::at;
 
-void TreeScatter::start_root(TeamImpl& team, const CollectiveOp& op, const std::byte* sendbuf,
-                             std::uint64_t block) {
+void TreeScatter::start_root(TeamAlgorithms& algorithms, const CollectiveOp& op,
+                             const std::byte* sendbuf, std::uint64_t block) {
+  TeamImpl& team = algorithms.team();
   const int root = op.signature().root;
-  TeamImpl::ScatterRootPlan& kept = team.scatter_root_plan(root);
+  TeamAlgorithms::ScatterRootPlan& kept = algorithms.scatter_root_plan(root);
   if (kept.block != block) {
     plan_root(
         team, op, false,
@@ -42,10 +43,11 @@ void TreeScatter::start_root(TeamImpl& team, const CollectiveOp& op, const std::
   writer_.start(op.op(), op.signature().kind, root, kept.stream_bytes, team.slot_bytes());
 }
 
-void TreeScatter::start_root(TeamImpl& team, const CollectiveOp& op, std::span<const Block> blocks,
-                             const std::byte* base) {
+void TreeScatter::start_root(TeamAlgorithms& algorithms, const CollectiveOp& op,
+                             std::span<const Block> blocks, const std::byte* base) {
   plan_root(
-      team, op, true, [&](int r) { return blocks[static_cast<std::size_t>(r)]; }, base);
+      algorithms.team(), op, true, [&](int r) { return blocks[static_cast<std::size_t>(r)]; },
+      base);
 }
 
 template <class BlockOf>
@@ -97,13 +99,14 @@ void TreeScatter::start_member(TeamImpl& team, const CollectiveOp& op, bool with
   }
 }
 
-bool TreeScatter::uniform_leaf_range(TeamImpl& team, int root, std::uint64_t block,
+bool TreeScatter::uniform_leaf_range(TeamAlgorithms& algorithms, int root, std::uint64_t block,
                                      LeafRange& out) {
+  TeamImpl& team = algorithms.team();
   const topology::Tree& tree = team.tree(root);
   const int me = team.rank();
   if (me == root || at(tree.subtree_size, me) != 1) return false;
   out.parent = tree.parent[static_cast<std::size_t>(me)];
-  TeamImpl::LeafPlace& place = team.scatter_leaf_place(root);
+  TeamAlgorithms::LeafPlace& place = algorithms.scatter_leaf_place(root);
   if (place.block != block) {
     // Every block is `block` (a mismatch shows in the stream's length, as in flat scatter).
     PlanVector<std::uint64_t> parent_sizes(at(tree.subtree_size, out.parent), block);

@@ -22,8 +22,9 @@
 #include <span>
 
 #include "coll/single_copy.hpp"
+#include "coll/team_algorithms.hpp"
 #include "coll/tree_layout.hpp"
-#include "core/pieces.hpp"
+#include "protocol/pieces.hpp"
 
 namespace shmcoll {
 
@@ -42,22 +43,23 @@ class TreeScatter {
   };
   // The root of scatter: rank r's block is the `block` bytes at sendbuf + r x block (its own
   // is laid out, not sent).
-  void start_root(TeamImpl& team, const CollectiveOp& op, const std::byte* sendbuf,
+  void start_root(TeamAlgorithms& algorithms, const CollectiveOp& op, const std::byte* sendbuf,
                   std::uint64_t block);
   // The root of scatterv: every rank's block of sendbuf, by rank. `base`: the buffer the root
   // exposed, which direct blocks lie in.
-  void start_root(TeamImpl& team, const CollectiveOp& op, std::span<const Block> blocks,
+  void start_root(TeamAlgorithms& algorithms, const CollectiveOp& op, std::span<const Block> blocks,
                   const std::byte* base);
   // A leaf of a uniform scatter's tree reads one range of one stream, its parent's, as a flat
   // scatter's receiver reads its block from the root's: it needs no TreeScatter. Where that
-  // range lies, kept per root in the team (TeamImpl::LeafPlace); false when this rank is not a
-  // leaf of the tree rooted at `root`.
+  // range lies, kept per root in the team (TeamAlgorithms::LeafPlace); false when this rank is not
+  // a leaf of the tree rooted at `root`.
   struct LeafRange {
     int parent;
     std::uint64_t begin;         // in the parent's stream
     std::uint64_t stream_bytes;  // the parent's stream's length
   };
-  static bool uniform_leaf_range(TeamImpl& team, int root, std::uint64_t block, LeafRange& out);
+  static bool uniform_leaf_range(TeamAlgorithms& algorithms, int root, std::uint64_t block,
+                                 LeafRange& out);
   // Any other rank (but uniform leaves, see above): receives `own_bytes` into recvbuf.
   void start_member(TeamImpl& team, const CollectiveOp& op, bool with_table,
                     std::uint64_t own_bytes, std::byte* recvbuf);

@@ -10,7 +10,7 @@
 #include <string>
 #include <thread>
 
-#include "core/byte_size.hpp"
+#include "base/byte_size.hpp"
 #include "mpi/plugin.hpp"
 #include "mpi/plugin_parameters.hpp"
 

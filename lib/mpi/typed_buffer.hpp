@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "core/plan_vector.hpp"
+#include "base/plan_vector.hpp"
 #include "shmcoll/datatype.hpp"
 
 namespace shmcoll::mpi {

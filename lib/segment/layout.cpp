@@ -2,7 +2,7 @@
 
 #include <cstddef>
 
-#include "core/hash.hpp"
+#include "base/hash.hpp"
 
 namespace shmcoll::segment {
 

@@ -8,7 +8,7 @@
 #include <cstring>
 #include <thread>
 
-#include "core/text.hpp"
+#include "base/text.hpp"
 
 namespace shmcoll::segment {
 namespace {

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A document's generated parameter table is the one shmcoll-info --markdown TABLE prints from
-# the parameter lists (the core's in lib/core/options.cpp, the MPI plugin's in
+# the parameter lists (the core's in lib/base/options.cpp, the MPI plugin's in
 # lib/mpi/plugin_parameters.hpp). On a difference it prints both and fails: paste the tool's
 # output between the document's markers.
 #   doc_table.sh BUILD_DIR DOCUMENT core|plugin

@@ -1,7 +1,7 @@
-#include "core/operation.hpp"
+#include "protocol/operation.hpp"
 
-#include "core/fault_points.hpp"
-#include "core/text.hpp"
+#include "base/fault_points.hpp"
+#include "base/text.hpp"
 
 namespace shmcoll {
 using sync::make_tag;
@@ -292,14 +292,7 @@ void CollectiveOp::prepare_exposed_buffer() {
                                 direct_end_ - direct_begin_);
     return;
   }
-  if (exposed_bytes_ < copy::HugePageCollapser::kMinBufferBytes) return;
-  // Whether this call's blocks take the single copy: the choice every rank makes from the same
-  // signature (a v-form's blocks each for itself: this rank's own block here).
-  const Kind kind = sig_.kind;
-  const bool v_form = kind == Kind::kScatterv || kind == Kind::kGatherv;
-  const bool cross_memory = v_form ? team_.single_copy_for(kind, sig_.bytes)
-                                   : team_.choose(kind, sig_.bytes, sig_.root).single_copy;
-  if (!cross_memory) return;
+  if (exposed_bytes_ < copy::HugePageCollapser::kMinBufferBytes || !exposed_cross_memory_) return;
   const copy::HugeRun run = team_.huge_pages().note_use(exposed_, exposed_bytes_);
   huge_pages_ = copy::pack_offsets(run, exposed_);
   // A head left on small pages (the run starts past the buffer's start) is what may be staged.

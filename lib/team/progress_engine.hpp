@@ -21,8 +21,8 @@
 #include <string>
 #include <thread>
 
-#include "core/buffer_guard.hpp"
-#include "core/operation.hpp"
+#include "base/buffer_guard.hpp"
+#include "protocol/operation.hpp"
 #include "shmcoll/error.hpp"
 
 namespace shmcoll {

@@ -1,7 +1,7 @@
-#include "core/stream.hpp"
+#include "protocol/stream.hpp"
 
+#include "base/text.hpp"
 #include "copy/copy.hpp"
-#include "core/text.hpp"
 
 namespace shmcoll {
 using sync::make_tag;

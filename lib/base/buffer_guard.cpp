@@ -1,4 +1,4 @@
-#include "core/buffer_guard.hpp"
+#include "base/buffer_guard.hpp"
 
 #include <sys/mman.h>
 #include <unistd.h>

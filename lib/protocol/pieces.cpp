@@ -1,4 +1,4 @@
-#include "core/pieces.hpp"
+#include "protocol/pieces.hpp"
 
 #include <algorithm>
 

@@ -13,12 +13,12 @@
 #include <cstdio>
 #include <cstring>
 
-#include "core/hash.hpp"
-#include "core/progress_engine.hpp"
-#include "core/shared_buffers.hpp"
-#include "core/team_impl.hpp"
+#include "base/hash.hpp"
+#include "protocol/shared_buffers.hpp"
+#include "protocol/team_impl.hpp"
 #include "shmcoll/shared_buffer.hpp"
 #include "shmcoll/team.hpp"
+#include "team/progress_engine.hpp"
 
 namespace shmcoll {
 namespace {

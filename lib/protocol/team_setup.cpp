@@ -14,7 +14,7 @@
 #include <cstring>
 
 #include "copy/cross_process.hpp"
-#include "core/team_impl.hpp"
+#include "protocol/team_impl.hpp"
 #include "topology/discovery.hpp"
 
 namespace shmcoll {
@@ -249,31 +249,25 @@ void TeamImpl::form(Bootstrap& bootstrap) {
   single_copy_why_ = options_.single_copy == SingleCopy::kOff ? "SHMCOLL_SINGLE_COPY=off"
                      : size_ == 1                             ? "a team of one"
                                                               : "";
-  // A cooperative single copy weighs the root's memcpy of its own block against its
-  // cross-memory share by this machine's ratio (SingleCopyExchange::balanced_root_share),
-  // bounded so that one noisy measure cannot hand the root most of a block or none of it.
   cross_copy_cost_ = verdicts[0].cross_copy_cost;
-  if (cross_copy_cost_ > 0) local_copy_weight_ = std::clamp(1.0 / cross_copy_cost_, 0.25, 1.0);
-  // Where cross-memory attach is slow, the single copy starts later; every rank raises the
-  // minimum alike, from rank 0's measure.
-  configured_single_copy_min_bytes_ = options_.single_copy_min_bytes;
-  options_.single_copy_min_bytes = registry::single_copy_min_bytes(options_, cross_copy_cost_);
-  copy_balance_.reset(local_copy_weight_);
   for (const AttachInfo& v : verdicts) {
     if (single_copy_ && v.single_copy_error[0] != '\0') {
       single_copy_ = false;
       single_copy_why_ = std::string("cross-memory attach fails from ") + v.single_copy_error;
     }
   }
-  if (options_.verbose && rank_ == 0) {
-    const segment::PlacementOutcome& placed = segment_.placement();
-    std::fprintf(stderr,
-                 "shmcoll: team of %d ranks%s, %s checks, segment of %zu bytes, %d rank area(s) "
-                 "on their NUMA node%s%s; %s\n",
-                 size_, oversubscribed_ ? " (oversubscribed)" : "",
-                 check_level_name(options_.checks), segment_.size(), placed.placed,
-                 placed.error.empty() ? "" : ": ", placed.error.c_str(), data_paths().c_str());
-  }
+}
+
+std::string TeamImpl::formation_summary() const {
+  const segment::PlacementOutcome& placed = segment_.placement();
+  char text[512];
+  std::snprintf(text, sizeof text,
+                "team of %d ranks%s, %s checks, segment of %zu bytes, %d rank area(s) on their "
+                "NUMA node%s%s",
+                size_, oversubscribed_ ? " (oversubscribed)" : "",
+                check_level_name(options_.checks), segment_.size(), placed.placed,
+                placed.error.empty() ? "" : ": ", placed.error.c_str());
+  return text;
 }
 
 segment::RankNodes TeamImpl::rank_nodes() const {
@@ -283,69 +277,6 @@ segment::RankNodes TeamImpl::rank_nodes() const {
   segment::RankNodes nodes;
   for (const topology::Place& place : places_) nodes.push_back(topology->numa_os_index(place.numa));
   return nodes;
-}
-
-std::string TeamImpl::data_paths() const {
-  // The same rules as registry::single_copy_block and SharedCopyChoice, in words.
-  const bool deep_ring = registry::deep_ring(slots(), slot_bytes());
-  const std::string shared_copy =
-      "; broadcast, scatter and gather blocks from " +
-      std::to_string(options_.shared_copy_min_bytes) +
-      " bytes whose buffers all lie in one shared allocation copy straight between them (the "
-      "v-forms' blocks: the root's and that rank's)";
-  if (!single_copy_) {
-    // A deeper ring moves large messages faster through the slots (docs/tuning.md).
-    return "slots only: single copy off (" + single_copy_why_ + ")" + shared_copy +
-           (deep_ring ? std::string()
-                      : std::string("; large messages move faster with 1 MiB of slots per rank "
-                                    "(SHMCOLL_SLOTS x SHMCOLL_SLOT_BYTES)"));
-  }
-  std::string text = "slots below " + std::to_string(options_.single_copy_min_bytes) +
-                     " bytes per rank, single copy (cross-memory attach) from there";
-  if (cross_copy_cost_ > 0) {
-    char cost[128];
-    std::snprintf(cost, sizeof cost,
-                  " (measured at %.1fx memcpy per byte; root's memcpy weight %.2f to start with, "
-                  "then learned per root and block size)",
-                  cross_copy_cost_, local_copy_weight_);
-    text += cost;
-    if (options_.single_copy_min_bytes != configured_single_copy_min_bytes_)
-      text += "; from " + std::to_string(options_.single_copy_min_bytes) + " instead of " +
-              std::to_string(configured_single_copy_min_bytes_) +
-              " bytes: cross-memory attach is slow here (SHMCOLL_SLOW_CMA_SINGLE_COPY_MIN_BYTES)";
-  }
-  if (options_.single_copy == SingleCopy::kAlways) return text + shared_copy;
-  if (oversubscribed_) {
-    // registry::single_copy_block: from the larger minimum, and past the slot ring.
-    const std::uint64_t ring = std::uint64_t{slots()} * slot_bytes();
-    const std::uint64_t from =
-        std::max<std::uint64_t>({options_.single_copy_min_bytes,
-                                 options_.oversubscribed_bcast_single_copy_min_bytes, ring + 1});
-    const std::uint64_t gather_from = std::max<std::uint64_t>(
-        options_.single_copy_min_bytes, options_.oversubscribed_gather_single_copy_min_bytes);
-    return text + ", for gather(v) blocks from " + std::to_string(gather_from) +
-           " bytes and for broadcast from " + std::to_string(from) +
-           " bytes (the team is oversubscribed; a message its slot ring holds keeps the slots)" +
-           shared_copy;
-  }
-  if (size_ > 2) {
-    // registry::single_copy_block: teams of more than 2 ranks, each with a CPU.
-    text +=
-        "; broadcast through the slots, scatter(v) and gather(v) blocks with one copy only "
-        "when ranks x block reaches " +
-        std::to_string(options_.scatter_single_copy_min_team_bytes) + " and " +
-        std::to_string(options_.gather_single_copy_min_team_bytes) + " bytes";
-  }
-  if (deep_ring && size_ == 2 &&
-      options_.gather_pipeline_max_bytes >=
-          std::max<std::uint64_t>(options_.gather_pipeline_min_bytes,
-                                  options_.single_copy_min_bytes)) {
-    text += "; the slots again for gather from " +
-            std::to_string(options_.gather_pipeline_min_bytes) + " to " +
-            std::to_string(options_.gather_pipeline_max_bytes) +
-            " bytes (1 MiB of slots per rank pipelines copy-in and copy-out)";
-  }
-  return text + shared_copy;
 }
 
 }  // namespace shmcoll

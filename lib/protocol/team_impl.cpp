@@ -1,4 +1,4 @@
-#include "core/team_impl.hpp"
+#include "protocol/team_impl.hpp"
 
 #include <sched.h>
 #include <unistd.h>
@@ -7,9 +7,9 @@
 #include <cstring>
 #include <map>
 
-#include "core/operation.hpp"
-#include "core/text.hpp"
-#include "core/validation.hpp"
+#include "base/text.hpp"
+#include "protocol/operation.hpp"
+#include "protocol/validation.hpp"
 #include "sync/liveness.hpp"
 
 namespace shmcoll {
@@ -92,48 +92,6 @@ const topology::Tree& TeamImpl::build_tree(int root) {
   auto& t = trees_[static_cast<std::size_t>(root)];
   if (!t) t = std::make_unique<topology::Tree>(topology::build_tree(places_, root));
   return *t;
-}
-
-bool TeamImpl::learn_v_form_tree(Kind kind, int root) {
-  if (v_form_tree_.empty()) v_form_tree_.assign(2 * static_cast<std::size_t>(size_), -1);
-  const bool tree = uses_tree(kind, 0, root);
-  v_form_tree_[v_form_index(kind, root)] = tree ? 1 : 0;
-  return tree;
-}
-
-std::uint64_t TeamImpl::learn_single_copy_from(Kind kind) {
-  const std::uint64_t from = registry::v_form_single_copy_from(shape(0), kind, validate::kMaxBytes);
-  v_form_single_copy_from_[v_form_kind_index(kind)] = from + 1;
-  return from;
-}
-
-registry::TeamShape TeamImpl::make_shape(int root) {
-  const topology::Tree& t = tree(root);
-  return {size_,
-          !t.levels.empty(),
-          t.depth <= 1,
-          single_copy_,
-          oversubscribed_,
-          options_.single_copy == SingleCopy::kAlways,
-          options_.single_copy_min_bytes,
-          options_.oversubscribed_bcast_single_copy_min_bytes,
-          options_.oversubscribed_gather_single_copy_min_bytes,
-          options_.scatter_single_copy_min_team_bytes,
-          options_.gather_single_copy_min_team_bytes,
-          slot_bytes(),
-          slots(),
-          options_.gather_pipeline_min_bytes,
-          options_.gather_pipeline_max_bytes,
-          options_.bcast_algorithm,
-          options_.scatter_algorithm,
-          options_.gather_algorithm};
-}
-
-bool TeamImpl::shared_copy_beyond_minimum(Kind kind, std::uint64_t bytes, int root) {
-  if (size_ == 2 && !oversubscribed_) return true;
-  registry::TeamShape with_single_copy = shape(root);
-  with_single_copy.single_copy = true;
-  return registry::single_copy_block(with_single_copy, kind, bytes);
 }
 
 std::uint64_t TeamImpl::next_op() {

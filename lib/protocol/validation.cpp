@@ -1,9 +1,9 @@
-#include "core/validation.hpp"
+#include "protocol/validation.hpp"
 
 #include <algorithm>
 
-#include "core/stream.hpp"
-#include "core/text.hpp"
+#include "base/text.hpp"
+#include "protocol/stream.hpp"
 #include "shmcoll/error.hpp"
 
 namespace shmcoll::validate {

@@ -1,10 +1,10 @@
-// Request: the caller's handle on a queued operation (core/progress_engine.hpp). A complete
+// Request: the caller's handle on a queued operation (team/progress_engine.hpp). A complete
 // request no longer touches its engine, so it may outlive its team.
 #include "shmcoll/request.hpp"
 
 #include <vector>
 
-#include "core/progress_engine.hpp"
+#include "team/progress_engine.hpp"
 
 namespace shmcoll {
 namespace {

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "core/plan_vector.hpp"
-#include "core/signature.hpp"
+#include "base/plan_vector.hpp"
+#include "protocol/signature.hpp"
 #include "shmcoll/datatype.hpp"
 #include "shmcoll/error.hpp"
 #include "sync/tag.hpp"

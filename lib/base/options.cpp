@@ -7,7 +7,7 @@
 #include <functional>
 #include <string>
 
-#include "core/byte_size.hpp"
+#include "base/byte_size.hpp"
 #include "shmcoll/error.hpp"
 
 namespace shmcoll {

@@ -1,4 +1,4 @@
-#include "core/progress_engine.hpp"
+#include "team/progress_engine.hpp"
 
 #include <cstdio>
 

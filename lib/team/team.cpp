@@ -12,19 +12,21 @@
 #include "coll/gatherv_sender.hpp"
 #include "coll/scatter.hpp"
 #include "coll/scatterv_inline.hpp"
-#include "core/progress_engine.hpp"
-#include "core/team_impl.hpp"
+#include "coll/team_algorithms.hpp"
+#include "protocol/team_impl.hpp"
+#include "team/progress_engine.hpp"
 
 namespace shmcoll {
 namespace {
 
 template <class Op, class... Args>
-void run_op(TeamImpl& team, ProgressEngine& engine, Args&&... args) {
+void run_op(TeamAlgorithms& algorithms, ProgressEngine& engine, Args&&... args) {
+  TeamImpl& team = algorithms.team();
   auto guard = engine.lock();
   if (!engine.idle()) engine.drain();  // operation k is the k-th call on every rank
   try {
     team.check_aborted();
-    Op op(team, std::forward<Args>(args)...);
+    Op op(algorithms, std::forward<Args>(args)...);
     team.run(op);
   } catch (const Error& e) {
     team.record_abort(e.status(), e.what(), e.cause());
@@ -36,11 +38,11 @@ void run_op(TeamImpl& team, ProgressEngine& engine, Args&&... args) {
 }
 
 template <class Op, class... Args>
-Request start_op(TeamImpl& team, ProgressEngine& engine, Args&&... args) {
+Request start_op(TeamAlgorithms& algorithms, ProgressEngine& engine, Args&&... args) {
   auto guard = engine.lock();
   std::unique_ptr<CollectiveOp> op;
   try {
-    op = std::make_unique<Op>(team, std::forward<Args>(args)...);
+    op = std::make_unique<Op>(algorithms, std::forward<Args>(args)...);
   } catch (const Error& e) {
     // Raised in the operation's turn, after the ones started before it complete.
     return Request(engine.start_refused(e.status(), e.what()));
@@ -54,7 +56,13 @@ Request start_op(TeamImpl& team, ProgressEngine& engine, Args&&... args) {
 
 Team::Team(Bootstrap& bootstrap, const Options& options)
     : impl_(std::make_unique<TeamImpl>(bootstrap, options)),
-      engine_(std::make_unique<ProgressEngine>(*impl_, options.progress_thread)) {}
+      algorithms_(std::make_unique<TeamAlgorithms>(*impl_)),
+      engine_(std::make_unique<ProgressEngine>(*impl_, options.progress_thread)) {
+  if (impl_->options().verbose && impl_->rank() == 0) {
+    std::fprintf(stderr, "shmcoll: %s; %s\n", impl_->formation_summary().c_str(),
+                 algorithms_->data_paths().c_str());
+  }
+}
 Team::~Team() {
   if (!impl_) return;  // moved from
   try {
@@ -75,7 +83,7 @@ int Team::rank() const { return impl_->rank(); }
 int Team::size() const { return impl_->size(); }
 const Options& Team::options() const { return impl_->options(); }
 std::size_t Team::segment_bytes() const { return impl_->segment_bytes(); }
-std::string Team::data_paths() const { return impl_->data_paths(); }
+std::string Team::data_paths() const { return algorithms_->data_paths(); }
 bool Team::single_copy_available() const { return impl_->single_copy_available(); }
 
 std::string Team::placement() const {
@@ -91,7 +99,7 @@ std::string Team::placement() const {
   return out;
 }
 
-void Team::barrier() { run_op<BarrierOp>(*impl_, *engine_); }
+void Team::barrier() { run_op<BarrierOp>(*algorithms_, *engine_); }
 
 void Team::abort(Status status, const std::string& message, Cause cause) {
   auto guard = engine_->lock();
@@ -99,121 +107,121 @@ void Team::abort(Status status, const std::string& message, Cause cause) {
 }
 
 void Team::bcast(void* buffer, Count count, Datatype type, int root) {
-  run_op<BcastOp>(*impl_, *engine_, buffer, count, type, root);
+  run_op<BcastOp>(*algorithms_, *engine_, buffer, count, type, root);
 }
 
 void Team::scatter(const void* sendbuf, Count sendcount, Datatype sendtype, void* recvbuf,
                    Count recvcount, Datatype recvtype, int root) {
-  run_op<ScatterOp>(*impl_, *engine_, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
-                    false, root);
+  run_op<ScatterOp>(*algorithms_, *engine_, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                    recvtype, false, root);
 }
 
 void Team::scatter(const void* sendbuf, Count sendcount, Datatype sendtype, InPlace, int root) {
-  run_op<ScatterOp>(*impl_, *engine_, sendbuf, sendcount, sendtype, nullptr, Count{0}, sendtype,
-                    true, root);
+  run_op<ScatterOp>(*algorithms_, *engine_, sendbuf, sendcount, sendtype, nullptr, Count{0},
+                    sendtype, true, root);
 }
 
 void Team::scatterv(const void* sendbuf, std::span<const Count> sendcounts,
                     std::span<const Count> displs, Datatype sendtype, void* recvbuf,
                     Count recvcount, Datatype recvtype, int root) {
-  if (InlineScattervOp::fits(*impl_, sendcounts, sendtype, recvcount, recvtype, root)) {
-    run_op<InlineScattervOp>(*impl_, *engine_, sendbuf, sendcounts, displs, sendtype, recvbuf,
+  if (InlineScattervOp::fits(*algorithms_, sendcounts, sendtype, recvcount, recvtype, root)) {
+    run_op<InlineScattervOp>(*algorithms_, *engine_, sendbuf, sendcounts, displs, sendtype, recvbuf,
                              recvcount, recvtype, false, root);
     return;
   }
-  run_op<ScattervOp>(*impl_, *engine_, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount,
-                     recvtype, false, root);
+  run_op<ScattervOp>(*algorithms_, *engine_, sendbuf, sendcounts, displs, sendtype, recvbuf,
+                     recvcount, recvtype, false, root);
 }
 
 void Team::scatterv(const void* sendbuf, std::span<const Count> sendcounts,
                     std::span<const Count> displs, Datatype sendtype, InPlace, int root) {
-  if (InlineScattervOp::fits(*impl_, sendcounts, sendtype, 0, sendtype, root)) {
-    run_op<InlineScattervOp>(*impl_, *engine_, sendbuf, sendcounts, displs, sendtype, nullptr,
+  if (InlineScattervOp::fits(*algorithms_, sendcounts, sendtype, 0, sendtype, root)) {
+    run_op<InlineScattervOp>(*algorithms_, *engine_, sendbuf, sendcounts, displs, sendtype, nullptr,
                              Count{0}, sendtype, true, root);
     return;
   }
-  run_op<ScattervOp>(*impl_, *engine_, sendbuf, sendcounts, displs, sendtype, nullptr, Count{0},
-                     sendtype, true, root);
+  run_op<ScattervOp>(*algorithms_, *engine_, sendbuf, sendcounts, displs, sendtype, nullptr,
+                     Count{0}, sendtype, true, root);
 }
 
 void Team::gather(const void* sendbuf, Count sendcount, Datatype sendtype, void* recvbuf,
                   Count recvcount, Datatype recvtype, int root) {
-  run_op<GatherOp>(*impl_, *engine_, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
-                   false, root);
+  run_op<GatherOp>(*algorithms_, *engine_, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                   recvtype, false, root);
 }
 
 void Team::gather(InPlace, void* recvbuf, Count recvcount, Datatype recvtype, int root) {
-  run_op<GatherOp>(*impl_, *engine_, nullptr, Count{0}, recvtype, recvbuf, recvcount, recvtype,
-                   true, root);
+  run_op<GatherOp>(*algorithms_, *engine_, nullptr, Count{0}, recvtype, recvbuf, recvcount,
+                   recvtype, true, root);
 }
 
 void Team::gatherv(const void* sendbuf, Count sendcount, Datatype sendtype, void* recvbuf,
                    std::span<const Count> recvcounts, std::span<const Count> displs,
                    Datatype recvtype, int root) {
-  if (GathervSenderOp::fits(*impl_, sendbuf, sendcount, sendtype, root)) {
-    run_op<GathervSenderOp>(*impl_, *engine_, sendbuf, sendcount, sendtype, root);
+  if (GathervSenderOp::fits(*algorithms_, sendbuf, sendcount, sendtype, root)) {
+    run_op<GathervSenderOp>(*algorithms_, *engine_, sendbuf, sendcount, sendtype, root);
     return;
   }
-  run_op<GathervOp>(*impl_, *engine_, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
-                    recvtype, false, root);
+  run_op<GathervOp>(*algorithms_, *engine_, sendbuf, sendcount, sendtype, recvbuf, recvcounts,
+                    displs, recvtype, false, root);
 }
 
 void Team::gatherv(InPlace, void* recvbuf, std::span<const Count> recvcounts,
                    std::span<const Count> displs, Datatype recvtype, int root) {
-  run_op<GathervOp>(*impl_, *engine_, nullptr, Count{0}, recvtype, recvbuf, recvcounts, displs,
-                    recvtype, true, root);
+  run_op<GathervOp>(*algorithms_, *engine_, nullptr, Count{0}, recvtype, recvbuf, recvcounts,
+                    displs, recvtype, true, root);
 }
 
 Request Team::ibcast(void* buffer, Count count, Datatype type, int root) {
-  return start_op<BcastOp>(*impl_, *engine_, buffer, count, type, root);
+  return start_op<BcastOp>(*algorithms_, *engine_, buffer, count, type, root);
 }
 
 Request Team::iscatter(const void* sendbuf, Count sendcount, Datatype sendtype, void* recvbuf,
                        Count recvcount, Datatype recvtype, int root) {
-  return start_op<ScatterOp>(*impl_, *engine_, sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                             recvtype, false, root);
+  return start_op<ScatterOp>(*algorithms_, *engine_, sendbuf, sendcount, sendtype, recvbuf,
+                             recvcount, recvtype, false, root);
 }
 
 Request Team::iscatter(const void* sendbuf, Count sendcount, Datatype sendtype, InPlace, int root) {
-  return start_op<ScatterOp>(*impl_, *engine_, sendbuf, sendcount, sendtype, nullptr, Count{0},
-                             sendtype, true, root);
+  return start_op<ScatterOp>(*algorithms_, *engine_, sendbuf, sendcount, sendtype, nullptr,
+                             Count{0}, sendtype, true, root);
 }
 
 Request Team::iscatterv(const void* sendbuf, std::span<const Count> sendcounts,
                         std::span<const Count> displs, Datatype sendtype, void* recvbuf,
                         Count recvcount, Datatype recvtype, int root) {
-  return start_op<ScattervOp>(*impl_, *engine_, sendbuf, sendcounts, displs, sendtype, recvbuf,
-                              recvcount, recvtype, false, root);
+  return start_op<ScattervOp>(*algorithms_, *engine_, sendbuf, sendcounts, displs, sendtype,
+                              recvbuf, recvcount, recvtype, false, root);
 }
 
 Request Team::iscatterv(const void* sendbuf, std::span<const Count> sendcounts,
                         std::span<const Count> displs, Datatype sendtype, InPlace, int root) {
-  return start_op<ScattervOp>(*impl_, *engine_, sendbuf, sendcounts, displs, sendtype, nullptr,
-                              Count{0}, sendtype, true, root);
+  return start_op<ScattervOp>(*algorithms_, *engine_, sendbuf, sendcounts, displs, sendtype,
+                              nullptr, Count{0}, sendtype, true, root);
 }
 
 Request Team::igather(const void* sendbuf, Count sendcount, Datatype sendtype, void* recvbuf,
                       Count recvcount, Datatype recvtype, int root) {
-  return start_op<GatherOp>(*impl_, *engine_, sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                            recvtype, false, root);
+  return start_op<GatherOp>(*algorithms_, *engine_, sendbuf, sendcount, sendtype, recvbuf,
+                            recvcount, recvtype, false, root);
 }
 
 Request Team::igather(InPlace, void* recvbuf, Count recvcount, Datatype recvtype, int root) {
-  return start_op<GatherOp>(*impl_, *engine_, nullptr, Count{0}, recvtype, recvbuf, recvcount,
+  return start_op<GatherOp>(*algorithms_, *engine_, nullptr, Count{0}, recvtype, recvbuf, recvcount,
                             recvtype, true, root);
 }
 
 Request Team::igatherv(const void* sendbuf, Count sendcount, Datatype sendtype, void* recvbuf,
                        std::span<const Count> recvcounts, std::span<const Count> displs,
                        Datatype recvtype, int root) {
-  return start_op<GathervOp>(*impl_, *engine_, sendbuf, sendcount, sendtype, recvbuf, recvcounts,
-                             displs, recvtype, false, root);
+  return start_op<GathervOp>(*algorithms_, *engine_, sendbuf, sendcount, sendtype, recvbuf,
+                             recvcounts, displs, recvtype, false, root);
 }
 
 Request Team::igatherv(InPlace, void* recvbuf, std::span<const Count> recvcounts,
                        std::span<const Count> displs, Datatype recvtype, int root) {
-  return start_op<GathervOp>(*impl_, *engine_, nullptr, Count{0}, recvtype, recvbuf, recvcounts,
-                             displs, recvtype, true, root);
+  return start_op<GathervOp>(*algorithms_, *engine_, nullptr, Count{0}, recvtype, recvbuf,
+                             recvcounts, displs, recvtype, true, root);
 }
 
 }  // namespace shmcoll

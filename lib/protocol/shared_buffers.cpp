@@ -1,4 +1,4 @@
-#include "core/shared_buffers.hpp"
+#include "protocol/shared_buffers.hpp"
 
 #include <algorithm>
 

@@ -20,9 +20,9 @@
 #include <string>
 #include <vector>
 
-#include "core/buffer_guard.hpp"
-#include "core/signature.hpp"
-#include "core/team_impl.hpp"
+#include "base/buffer_guard.hpp"
+#include "protocol/signature.hpp"
+#include "protocol/team_impl.hpp"
 #include "sync/waiter.hpp"
 
 namespace shmcoll {
@@ -78,7 +78,7 @@ class CollectiveOp {
   // "bcast (root 3)" (the operation's number, once started, is op()).
   std::string where() const;
 
-  // Debug builds: the caller's memory this operation only reads (see core/buffer_guard.hpp).
+  // Debug builds: the caller's memory this operation only reads (see base/buffer_guard.hpp).
   const std::vector<ByteRange>& lent_ranges() const { return lent_; }
 
  protected:
@@ -134,10 +134,13 @@ class CollectiveOp {
 
   // Set by the algorithms that can move data with a single copy, before the operation starts:
   // the buffer peers may copy from or into, and the bytes from there the operation touches
-  // (0 where it is not known, as at a v-form's root: then only its start is looked up).
-  void expose(const void* buffer, std::uint64_t bytes) {
+  // (0 where it is not known, as at a v-form's root: then only its start is looked up), and
+  // whether peers copy from or into it with cross-memory attach in this call (the algorithm's
+  // choice): such a buffer moves onto huge pages before the arrival (Options::huge_pages).
+  void expose(const void* buffer, std::uint64_t bytes, bool cross_memory) {
     exposed_ = buffer;
     exposed_bytes_ = bytes;
+    exposed_cross_memory_ = cross_memory;
   }
   // A v-form's root, from its constructor, for each block a peer copies from or into with
   // cross-memory attach: the span of those blocks moves onto huge pages (Options::huge_pages).
@@ -173,6 +176,7 @@ class CollectiveOp {
 
   const void* exposed_ = nullptr;
   std::uint64_t exposed_bytes_ = 0;
+  bool exposed_cross_memory_ = false;
   std::uintptr_t direct_begin_ = 0, direct_end_ = 0;  // see expose_direct_block
   std::uint64_t copy_weight_ = 0;
   std::uint64_t huge_pages_ = 0;  // published with the arrival (prepare_exposed_buffer)

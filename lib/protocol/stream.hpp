@@ -14,9 +14,9 @@
 #include <string>
 #include <vector>
 
-#include "core/fault_points.hpp"
-#include "core/signature.hpp"
-#include "core/team_impl.hpp"
+#include "base/fault_points.hpp"
+#include "protocol/signature.hpp"
+#include "protocol/team_impl.hpp"
 #include "segment/layout.hpp"
 #include "sync/tag.hpp"
 #include "sync/waiter.hpp"

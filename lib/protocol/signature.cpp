@@ -1,4 +1,4 @@
-#include "core/signature.hpp"
+#include "protocol/signature.hpp"
 
 namespace shmcoll {
 
