@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "coll/copy_balance.hpp"
-#include "coll/scatterv_inbox.hpp"
+#include "coll/scatterv/scatterv_inbox.hpp"
 #include "coll/single_copy.hpp"
 #include "fuzz/input.hpp"
 #include "protocol/stream.hpp"

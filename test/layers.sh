@@ -18,7 +18,7 @@ for ((i = 0; i < ${#LAYERS[@]}; i++)); do
       echo "lib/$folder/${file#./}:$line includes $used/, which is not below $folder/ ($text)"
       status=1
     fi
-  done < <(cd "$folder" && grep -Hn -E '^[[:space:]]*#[[:space:]]*include[[:space:]]*"[a-z_]+/' -- * || true)
+  done < <(cd "$folder" && grep -rHn -E '^[[:space:]]*#[[:space:]]*include[[:space:]]*"[a-z_]+/' -- . || true)
 done
 for dir in */; do
   dir=${dir%/}

@@ -5,7 +5,7 @@
 #include <cstdlib>
 #include <set>
 
-#include "coll/scatter_stream.hpp"
+#include "coll/scatter/scatter_stream.hpp"
 #include "protocol/validation.hpp"
 #include "segment/layout.hpp"
 #include "shmcoll/shmcoll.hpp"

@@ -7,11 +7,13 @@
 #include <cstdio>
 
 #include "coll/barrier.hpp"
-#include "coll/bcast.hpp"
-#include "coll/gather.hpp"
-#include "coll/gatherv_sender.hpp"
-#include "coll/scatter.hpp"
-#include "coll/scatterv_inline.hpp"
+#include "coll/bcast/bcast.hpp"
+#include "coll/gather/gather.hpp"
+#include "coll/gatherv/gatherv.hpp"
+#include "coll/gatherv/gatherv_sender.hpp"
+#include "coll/scatter/scatter.hpp"
+#include "coll/scatterv/scatterv.hpp"
+#include "coll/scatterv/scatterv_inline.hpp"
 #include "coll/team_algorithms.hpp"
 #include "protocol/team_impl.hpp"
 #include "team/progress_engine.hpp"

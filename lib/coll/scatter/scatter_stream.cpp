@@ -1,4 +1,4 @@
-#include "coll/scatter_stream.hpp"
+#include "coll/scatter/scatter_stream.hpp"
 
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-#include "coll/gather.hpp"
+#include "coll/gather/gather.hpp"
 
 #include "copy/copy.hpp"
 #include "protocol/validation.hpp"

@@ -1,4 +1,4 @@
-#include "coll/tree_gather.hpp"
+#include "coll/gather/tree_gather.hpp"
 
 #include <algorithm>
 #include <cstring>

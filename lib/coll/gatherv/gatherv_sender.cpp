@@ -1,6 +1,6 @@
-#include "coll/gatherv_sender.hpp"
+#include "coll/gatherv/gatherv_sender.hpp"
 
-#include "coll/gather.hpp"
+#include "coll/gatherv/gatherv.hpp"
 #include "protocol/pieces.hpp"
 #include "protocol/validation.hpp"
 

@@ -1,9 +1,10 @@
+#include "coll/scatterv/scatterv.hpp"
+
 #include <algorithm>
 
 #include "coll/published_sizes.hpp"
-#include "coll/scatter.hpp"
-#include "coll/scatterv_args.hpp"
-#include "coll/scatterv_inbox.hpp"
+#include "coll/scatterv/scatterv_args.hpp"
+#include "coll/scatterv/scatterv_inbox.hpp"
 #include "coll/single_copy.hpp"
 #include "copy/copy.hpp"
 #include "protocol/validation.hpp"

@@ -1,4 +1,4 @@
-#include "coll/scatterv_args.hpp"
+#include "coll/scatterv/scatterv_args.hpp"
 
 #include <string>
 

@@ -1,7 +1,8 @@
+#include "coll/gatherv/gatherv.hpp"
+
 #include <algorithm>
 #include <cstring>
 
-#include "coll/gather.hpp"
 #include "coll/published_sizes.hpp"
 #include "coll/single_copy.hpp"
 #include "copy/copy.hpp"

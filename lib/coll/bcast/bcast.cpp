@@ -1,4 +1,4 @@
-#include "coll/bcast.hpp"
+#include "coll/bcast/bcast.hpp"
 
 #include "copy/copy.hpp"
 #include "protocol/validation.hpp"

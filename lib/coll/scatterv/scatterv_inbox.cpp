@@ -1,4 +1,4 @@
-#include "coll/scatterv_inbox.hpp"
+#include "coll/scatterv/scatterv_inbox.hpp"
 
 #include <string>
 

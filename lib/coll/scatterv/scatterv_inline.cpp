@@ -1,11 +1,11 @@
-#include "coll/scatterv_inline.hpp"
+#include "coll/scatterv/scatterv_inline.hpp"
 
 #include <cstring>
 #include <string>
 
-#include "coll/scatterv_args.hpp"
-#include "coll/scatterv_inbox.hpp"
-#include "coll/tree_scatter.hpp"
+#include "coll/scatter/tree_scatter.hpp"
+#include "coll/scatterv/scatterv_args.hpp"
+#include "coll/scatterv/scatterv_inbox.hpp"
 
 namespace shmcoll {
 

@@ -1,4 +1,4 @@
-#include "coll/scatter.hpp"
+#include "coll/scatter/scatter.hpp"
 
 #include "copy/copy.hpp"
 #include "protocol/validation.hpp"

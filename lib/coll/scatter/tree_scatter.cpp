@@ -1,4 +1,4 @@
-#include "coll/tree_scatter.hpp"
+#include "coll/scatter/tree_scatter.hpp"
 
 #include <cstring>
 

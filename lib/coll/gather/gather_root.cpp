@@ -1,4 +1,4 @@
-#include "coll/gather_root.hpp"
+#include "coll/gather/gather_root.hpp"
 
 #include <algorithm>
 

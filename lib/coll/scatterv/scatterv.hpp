@@ -1,9 +1,9 @@
-// Flat scatter and scatterv: the root streams all other ranks' blocks through its slots (see
-// ScatterRootStream); each rank copies out its own block. Scatter's block positions follow from
-// the common block size; scatterv's come from the root's record in each receiver's inbox
-// (scatterv_inbox.hpp), which holds the smallest blocks themselves. In scatterv
-// only the root knows every rank's size, so with CheckLevel::kFull the other ranks wait for the
-// root's verdict before returning: an error on any rank then reaches every rank.
+// Scatterv: the root's blocks differ in size, and only it knows them all. Flat, it streams them
+// through its slots (ScatterRootStream) and tells each receiver where its block is with a record
+// in the receiver's inbox (scatterv_inbox.hpp), which holds the smallest blocks themselves; along
+// the tree, the root streams each child its subtree's blocks (TreeScatter). Large blocks move
+// with a single copy. With CheckLevel::kFull the other ranks wait for the root's verdict before
+// returning: an error on any rank then reaches every rank.
 #pragma once
 
 #include <optional>
@@ -13,51 +13,15 @@
 #include "coll/algorithm_op.hpp"
 #include "coll/published_sizes.hpp"
 #include "coll/root_shares.hpp"
-#include "coll/scatter_stream.hpp"
-#include "coll/scatterv_inbox.hpp"
+#include "coll/scatter/scatter_stream.hpp"
+#include "coll/scatter/tree_scatter.hpp"
+#include "coll/scatterv/scatterv_inbox.hpp"
 #include "coll/shared_copy.hpp"
 #include "coll/single_copy.hpp"
-#include "coll/tree_scatter.hpp"
 #include "protocol/stream.hpp"
 #include "protocol/validation.hpp"
 
 namespace shmcoll {
-
-class ScatterOp final : public AlgorithmOp {
- public:
-  // recvbuf == nullptr with in_place == true: MPI_IN_PLACE at the root.
-  ScatterOp(TeamAlgorithms& algorithms, const void* sendbuf, Count sendcount, Datatype sendtype,
-            void* recvbuf, Count recvcount, Datatype recvtype, bool in_place, int root);
-
-  void abandon() override {
-    if (single_copy_) SingleCopyExchange::drain(*this, team_);
-  }
-
- private:
-  bool advance_data(sync::WaitTarget& blocked_on) override;
-  bool checked_in_data_path(int peer) const override {
-    if (tree_) return tree_scatter_->checked(peer);
-    if (single_copy_) return exchange_.compared_with(team_, sig_.root, peer);
-    // Its block came from one stream: the root's, or a tree leaf's parent's.
-    return team_.rank() != sig_.root && sig_.bytes > 0 && peer == reader_.writer();
-  }
-
-  const std::byte* sendbuf_ = nullptr;
-  std::byte* recvbuf_ = nullptr;
-  bool in_place_ = false;
-  bool started_ = false;
-  bool tree_ = false;
-  // Constructed only along the tree: it is most of the operation's size, and a flat call
-  // would pay for initialising it (8 B calls cost a few hundred nanoseconds).
-  std::optional<TreeScatter> tree_scatter_;
-  bool single_copy_ = false;
-  SingleCopyExchange exchange_;
-  SharedCopyChoice shared_choice_;
-  ScatterRootStream plan_;
-  StreamWriter writer_;
-  RangeReader reader_;
-  std::uint64_t acked_ = 0;
-};
 
 class ScattervOp final : public AlgorithmOp {
  public:
