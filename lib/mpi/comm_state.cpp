@@ -11,6 +11,7 @@
 #include "mpi/mpi_bootstrap.hpp"
 #include "mpi/plugin.hpp"
 #include "segment/layout.hpp"
+#include "segment/parked_segment.hpp"
 
 namespace shmcoll::mpi {
 namespace {
@@ -32,6 +33,13 @@ int delete_state(MPI_Comm, int, void* value, void*) {
       state->team->leave();
     } catch (const std::exception& e) {
       std::fprintf(stderr, "shmcoll-mpi: when the communicator was freed: %s\n", e.what());
+    }
+    // The team's segment stays parked for the next communicator of the same processes
+    // (segment/parked_segment.hpp), charged to the budget as long as it is.
+    state->team.reset();
+    if (state->reservation) {
+      segment::set_parked_charge(
+          std::make_shared<segment::NodeBudget::Reservation>(std::move(*state->reservation)));
     }
   }
   delete state;
@@ -122,18 +130,29 @@ void decide(MPI_Comm comm, CommState& state) {
   PMPI_Comm_rank(comm, &rank);
   std::optional<segment::NodeBudget::Reservation> reservation;
   std::string refusal;
-  if (rank == 0) {
-    segment::NodeBudget::Outcome outcome =
-        segment::NodeBudget::reserve(bytes, config().budget_bytes, config().budget_scope);
-    reservation = std::move(outcome.reservation);
-    refusal = std::move(outcome.refusal);
-  }
-  int fits = rank != 0 || reservation ? 1 : 0;
-  PMPI_Bcast(&fits, 1, MPI_INT, 0, comm);
-  if (!fits) {
-    // The reason is known at rank 0, the rank that logs it.
-    return fall_back("over the node's shared-memory budget (SHMCOLL_MPI_BUDGET=" +
-                     std::to_string(config().budget_bytes) + "): " + refusal);
+  // Rank 0 asks the node's budget; every rank learns the answer.
+  auto ask_budget = [&] {
+    if (rank == 0) {
+      segment::NodeBudget::Outcome outcome =
+          segment::NodeBudget::reserve(bytes, config().budget_bytes, config().budget_scope);
+      reservation = std::move(outcome.reservation);
+      refusal = std::move(outcome.refusal);
+    }
+    int fits = rank != 0 || reservation ? 1 : 0;
+    PMPI_Bcast(&fits, 1, MPI_INT, 0, comm);
+    return fits != 0;
+  };
+  if (!ask_budget()) {
+    // Segments parked by this communicator's processes (segment/parked_segment.hpp) may hold
+    // what is missing: every rank drops its own, which releases their charges, and rank 0 asks
+    // again once all have.
+    segment::drop_parked();
+    PMPI_Barrier(comm);
+    if (!ask_budget()) {
+      // The reason is known at rank 0, the rank that logs it.
+      return fall_back("over the node's shared-memory budget (SHMCOLL_MPI_BUDGET=" +
+                       std::to_string(config().budget_bytes) + "): " + refusal);
+    }
   }
   try {
     MpiBootstrap bootstrap(comm);

@@ -48,6 +48,25 @@ TeamImpl::~TeamImpl() {
     } catch (const Error&) {  // recorded for the team by fail(); nobody here to throw to
     }
   }
+  park_segment();
+}
+
+void TeamImpl::park_segment() {
+  // Ranks that share a process (threads) would each park their own mapping of the segment, and
+  // only one can be kept: such teams do not park.
+  std::vector<pid_t> pids = pids_;
+  std::sort(pids.begin(), pids.end());
+  if (segment_.base() == nullptr || std::adjacent_find(pids.begin(), pids.end()) != pids.end())
+    return;
+  segment::ParkedSegment parked;
+  parked.segment = std::move(segment_);
+  parked.nonce = nonce_;
+  parked.name = segment_name_;
+  parked.pids = pids_;
+  parked.probed = probed_;
+  parked.single_copy = single_copy_;
+  parked.single_copy_why = single_copy_why_;
+  segment::park(std::move(parked));
 }
 
 void TeamImpl::leave() {

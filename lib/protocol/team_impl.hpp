@@ -15,6 +15,7 @@
 #include "copy/staging_buffer.hpp"
 #include "protocol/shared_buffers.hpp"
 #include "protocol/signature.hpp"
+#include "segment/parked_segment.hpp"
 #include "segment/segment.hpp"
 #include "shmcoll/bootstrap.hpp"
 #include "shmcoll/error.hpp"
@@ -187,6 +188,10 @@ class TeamImpl final : public sync::WaitObserver {
 
  private:
   void form(Bootstrap& bootstrap);
+  // Keeps the segment mapped for the next team of the same processes (parked_segment.hpp).
+  void park_segment();
+  // The rest of formation where every rank reuses `parked` (team_setup.cpp).
+  void reuse(segment::ParkedSegment&& parked, Bootstrap& bootstrap);
   const topology::Tree& build_tree(int root);
   // Each rank's OS NUMA node for the segment's placement (empty when the topology is not this
   // machine's). An unbound rank's is where it ran at formation, the node first touch would
@@ -207,6 +212,7 @@ class TeamImpl final : public sync::WaitObserver {
   std::vector<std::unique_ptr<topology::Tree>> trees_;  // by root
   std::uint64_t published_progress_ = 0;                // the last tag publish_step stored
   bool oversubscribed_ = false;  // more ranks than CPUs to run on (the same on every rank)
+  bool probed_ = false;          // the CMA probe ran at formation (or at the segment's first)
   bool single_copy_ = false;     // every pair of ranks passed the CMA probe at formation
   std::string single_copy_why_;  // why not, when it did not
   // Rank 0's measure of cross-memory attach (copy::measure_cross_copy_cost, once per process;
@@ -231,6 +237,7 @@ class TeamImpl final : public sync::WaitObserver {
   std::int64_t last_liveness_check_ns_ = 0;
   SharedBuffers shared_buffers_;
   std::string segment_name_;
+  std::uint64_t nonce_ = 0;  // the random part of the segment's name
 };
 
 }  // namespace shmcoll

@@ -51,7 +51,8 @@ struct JoinInfo {
   std::uint64_t gather_single_copy_min_team_bytes = 0;
   std::uint64_t gather_pipeline_min_bytes = 0;
   std::uint64_t gather_pipeline_max_bytes = 0;
-  std::uint64_t probe_word = 0;  // address of this process's copy::ProbeWord
+  std::uint64_t probe_word = 0;    // address of this process's copy::ProbeWord
+  std::uint64_t parked_nonce = 0;  // the segment this rank offers for reuse, 0 for none
   cpu_set_t cpus{};  // where this rank may run, to tell whether the team is oversubscribed
   topology::Place place;
   char topology_error[192] = {};
@@ -64,6 +65,24 @@ struct AttachInfo {
   char single_copy_error[160] = {};  // what failed when this rank probed its peers with CMA
   double cross_copy_cost = 0;        // rank 0: process_cross_copy_cost(), 0 if not measured
 };
+
+// Whether the team forming reuses `parked`: every rank offers it, for the same processes by
+// rank, with the same geometry, and its probe of cross-memory attach answers this team's
+// question. Every input is the same on every rank (the parked copies describe one segment, the
+// rest comes from the join exchange), so every rank reaches the same answer.
+bool reusable(const segment::ParkedSegment& parked, const std::vector<JoinInfo>& all,
+              const segment::Geometry& geometry, bool wants_probe) {
+  for (const JoinInfo& j : all)
+    if (j.parked_nonce != parked.nonce) return false;
+  if (parked.pids.size() != all.size()) return false;
+  for (std::size_t r = 0; r < all.size(); ++r)
+    if (parked.pids[r] != all[r].pid) return false;
+  const segment::Geometry& g = parked.segment.geometry();
+  if (g.nranks != geometry.nranks || g.slots != geometry.slots ||
+      g.slot_bytes != geometry.slot_bytes)
+    return false;
+  return !wants_probe || parked.probed;
+}
 
 template <std::size_t N>
 void put(char (&dst)[N], const std::string& s) {
@@ -80,7 +99,14 @@ void TeamImpl::form(Bootstrap& bootstrap) {
   geometry.slot_bytes =
       (options_.slot_bytes + segment::kCacheLine - 1) / segment::kCacheLine * segment::kCacheLine;
 
+  // This process's parked segment, out of reach of its other threads' teams from now on: reused
+  // if every rank offers it for the same processes, else unmapped when formation ends.
+  std::optional<segment::ParkedSegment> parked = segment::take_parked();
   JoinInfo mine;
+  if (parked && segment::check_header(parked->segment.header(), parked->segment.size(),
+                                      parked->segment.geometry())
+                    .empty())
+    mine.parked_nonce = parked->nonce;
   mine.rank = rank_;
   mine.size = size_;
   mine.pid = static_cast<std::int32_t>(getpid());
@@ -185,9 +211,17 @@ void TeamImpl::form(Bootstrap& bootstrap) {
   if (options_.checks == CheckLevel::kAuto)
     options_.checks = oversubscribed_ ? CheckLevel::kDeferred : CheckLevel::kFull;
 
+  if (parked &&
+      reusable(*parked, all, geometry, options_.single_copy != SingleCopy::kOff && size_ > 1)) {
+    reuse(std::move(*parked), bootstrap);
+    return;
+  }
+  parked.reset();  // unmapped: the segment's memory goes once every member's copy has
+
   // From here on every rank knows the name, and removes it however formation ends.
   const std::string name = segment::segment_name(bootstrap.job_id(), creator.nonce);
   segment_name_ = name;
+  nonce_ = creator.nonce;
   struct RemoveName {
     const std::string& name;
     ~RemoveName() { segment::Segment::remove(name); }
@@ -256,6 +290,27 @@ void TeamImpl::form(Bootstrap& bootstrap) {
       single_copy_why_ = std::string("cross-memory attach fails from ") + v.single_copy_error;
     }
   }
+  probed_ = options_.single_copy != SingleCopy::kOff && size_ > 1;
+}
+
+void TeamImpl::reuse(segment::ParkedSegment&& parked, Bootstrap& bootstrap) {
+  segment_ = std::move(parked.segment);
+  segment_name_ = std::move(parked.name);
+  nonce_ = parked.nonce;
+  // Nobody uses the segment now: every member left the team that parked it before offering it.
+  segment::clear_rank_controls(segment_, static_cast<std::uint32_t>(rank_));
+  single_copy_ = options_.single_copy != SingleCopy::kOff && size_ > 1 && parked.single_copy;
+  single_copy_why_ = options_.single_copy == SingleCopy::kOff ? "SHMCOLL_SINGLE_COPY=off"
+                     : size_ == 1                             ? "a team of one"
+                                                              : parked.single_copy_why;
+  probed_ = parked.probed;
+  // The second exchange: no rank may use the team before every rank has cleared its lines.
+  AttachInfo cleared;
+  cleared.ok = 1;
+  if (rank_ == 0 && single_copy_) cleared.cross_copy_cost = process_cross_copy_cost();
+  std::vector<AttachInfo> verdicts(static_cast<std::size_t>(size_));
+  bootstrap.allgather(&cleared, verdicts.data(), sizeof(AttachInfo));
+  cross_copy_cost_ = verdicts[0].cross_copy_cost;
 }
 
 std::string TeamImpl::formation_summary() const {

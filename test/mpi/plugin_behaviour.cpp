@@ -75,6 +75,26 @@ int count_entries(const char* dir, const char* prefix) {
   return n;
 }
 
+// The team segments this process maps (removed from /dev/shm, so shown as deleted files); a
+// segment's name ends in its 16-digit nonce, shared allocations add a suffix to it.
+std::vector<std::string> mapped_segments() {
+  std::vector<std::string> names;
+  if (FILE* f = std::fopen("/proc/self/maps", "r")) {
+    char line[1024];
+    while (std::fgets(line, sizeof line, f) != nullptr) {
+      const char* at = std::strstr(line, "/dev/shm/shmcoll-");
+      if (at == nullptr) continue;
+      std::string name(at + 9, std::strcspn(at + 9, " \n"));
+      const std::string last = name.substr(name.rfind('-') + 1);
+      if (last.size() == 16 && last.find_first_not_of("0123456789abcdef") == std::string::npos &&
+          (names.empty() || names.back() != name))
+        names.push_back(name);
+    }
+    std::fclose(f);
+  }
+  return names;
+}
+
 // System V semaphore sets of this user (the node budget's ledgers are such sets).
 int semaphore_sets() {
   int n = 0;
@@ -390,6 +410,8 @@ void dup_loop(int cycles) {
   };
   for (int i = 0; i < 100; ++i) cycle();  // warm up allocators and MPI's own pools
   MPI_Barrier(MPI_COMM_WORLD);
+  // The freed communicator's segment stays mapped for the next one (parked_segment.hpp).
+  const std::vector<std::string> parked = mapped_segments();
   const int sems0 = semaphore_sets();
   const long rss0 = resident_kib();
   const int fds0 = count_entries("/proc/self/fd", "");
@@ -399,6 +421,8 @@ void dup_loop(int cycles) {
   MPI_Barrier(MPI_COMM_WORLD);
   const int shm = count_entries("/dev/shm", "shmcoll-");
   const int sems1 = semaphore_sets();
+  check(parked.size() == 1 && mapped_segments() == parked,
+        "every cycle's communicator reused the segment the previous one left mapped");
   if (g_rank == 0) {
     std::printf(
         "dup-loop: %d cycles: resident %ld -> %ld KiB, open fds %d -> %d, shmcoll files in "
