@@ -1,7 +1,8 @@
 #!/bin/bash
 # The folders of lib/ form layers: each may include the public headers (shmcoll/) and the
 # folders before it in LAYERS, never one after it, so their dependencies cannot form a cycle.
-# Prints every include that breaks the order and fails if there is one.
+# The algorithms (lib/coll) touch shared memory only through the protocol's calls: no atomics
+# or memory orders of their own. Prints every line that breaks a rule and fails if there is one.
 # usage: layers.sh SOURCE_DIR
 set -euo pipefail
 cd "${1:?usage: layers.sh SOURCE_DIR}/lib"
@@ -20,6 +21,10 @@ for ((i = 0; i < ${#LAYERS[@]}; i++)); do
     fi
   done < <(cd "$folder" && grep -rHn -E '^[[:space:]]*#[[:space:]]*include[[:space:]]*"[a-z_]+/' -- . || true)
 done
+if grep -rn -E 'std::atomic|memory_order|atomic_ref|__atomic' coll; then
+  echo "lib/coll/ uses atomics itself (above): the protocol (lib/protocol/) owns every one"
+  status=1
+fi
 for dir in */; do
   dir=${dir%/}
   if [[ " ${LAYERS[*]} " != *" $dir "* ]]; then

@@ -1,5 +1,6 @@
 #include "coll/shared_copy.hpp"
 
+#include "protocol/handshake.hpp"
 #include "protocol/team_impl.hpp"
 
 namespace shmcoll {
@@ -11,23 +12,20 @@ bool SharedCopyChoice::eligible(TeamAlgorithms& algorithms, Kind kind, bool sing
 
 bool SharedCopyChoice::decide(const CollectiveOp& op, TeamImpl& team,
                               sync::WaitTarget& blocked_on) {
-  // relaxed: this rank's own store, made with its arrival before the operation's data stage.
-  const std::uint64_t mine = team.self().status().shared_id.load(std::memory_order_relaxed);
+  const std::uint64_t mine = handshake::own_shared_id(team);
   const int root = op.signature().root;
   if (team.rank() == root) return decide_as_root(op, team, mine, blocked_on);
   if (mine == 0) {  // the root needs every buffer shared: it chooses the slots
     shared_copy_ = false;
     return true;
   }
-  std::atomic<std::uint64_t>& choice = team.area(root).progress().shared_copy_choice;
-  const sync::WaitTarget t{&choice, 2 * op.op(), root};
+  const sync::WaitTarget t = handshake::awaited_shared_copy_choice(team, root, op.op());
   if (!sync::reached(t)) {
     blocked_on = t;
     return false;
   }
-  // acquire (in reached): pairs with the root's publication, after which it reads this rank's
-  // buffer only if it chose the straight copy.
-  shared_copy_ = choice.load(std::memory_order_relaxed) == 2 * op.op() + 1;
+  // The root reads this rank's buffer only if it chose the straight copy.
+  shared_copy_ = handshake::shared_copy_chosen(team, root, op.op());
   return true;
 }
 
@@ -56,8 +54,7 @@ bool SharedCopyChoice::decide_as_root(const CollectiveOp& op, TeamImpl& team, st
 
 void SharedCopyChoice::publish(const CollectiveOp& op, TeamImpl& team, bool shared_copy) {
   shared_copy_ = shared_copy;
-  // release (TeamImpl::publish): the ranks that read the choice then read this rank's buffer.
-  team.publish(team.self().progress().shared_copy_choice, 2 * op.op() + (shared_copy ? 1 : 0));
+  handshake::publish_shared_copy_choice(team, op.op(), shared_copy);
 }
 
 }  // namespace shmcoll

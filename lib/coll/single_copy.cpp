@@ -13,6 +13,7 @@
 #include "coll/copy_balance.hpp"
 #include "copy/copy.hpp"
 #include "copy/cross_process.hpp"
+#include "protocol/handshake.hpp"
 #include "topology/hierarchy.hpp"
 
 namespace shmcoll {
@@ -22,10 +23,9 @@ namespace {
 // What this rank published with its arrival in the current operation, as a peer reads it.
 // Relaxed: its own stores.
 PeerArrival own_arrival(const TeamImpl& team) {
-  const segment::StatusLine& status = team.self().status();
   PeerArrival me;
-  me.shared_id = status.shared_id.load(std::memory_order_relaxed);
-  me.huge_pages = status.huge_pages.load(std::memory_order_relaxed);
+  me.shared_id = handshake::own_shared_id(team);
+  me.huge_pages = handshake::own_huge_pages(team);
   return me;
 }
 }  // namespace
@@ -88,9 +88,7 @@ bool SingleCopyExchange::arrival_of(CollectiveOp& op, TeamImpl& team, int peer,
   // operations whose roots were not this one, so copied_op may be larger. A peer that took the
   // slots here (a size mismatch) and a single copy later passes too: deferred checks find it
   // from the peer's history, and basic ones do not promise to.
-  if (plan_.root_share == 0 &&
-      team.area(peer).progress().copied_op.load(std::memory_order_acquire) >= op.op())
-    return true;
+  if (plan_.root_share == 0 && handshake::peer_copied(team, peer, op.op())) return true;
   // Otherwise a peer that left without waiting for this rank's share did not take the single
   // copy, which matching arguments would have made it take.
   team.fail(Status::kInvalidArgument,
@@ -111,24 +109,14 @@ void SingleCopyExchange::transfer(const CollectiveOp& op, TeamImpl& team, int pe
   std::shared_ptr<detail::SharedMapping> hold;
   std::byte* mapped = team.shared_buffers().resolve(peer, shared_id, remote, bytes, hold);
   if (local_is_source) {
-    // Announce the write, then look for an abort (a store-buffering pair with drain(): the
-    // seq_cst fences guarantee that this rank sees the abort or the leaving rank sees the
-    // announcement, so no write lands in a buffer whose owner has already returned).
-    std::atomic<std::uint64_t>& writing = team.self().status().writing_op;
-    writing.store(op.op(), std::memory_order_relaxed);
-    std::atomic_thread_fence(std::memory_order_seq_cst);
-    if (team.abort_recorded()) {
-      writing.store(0, std::memory_order_relaxed);
-      team.check_aborted();
-    }
+    // Announced, for a peer that leaves after an abort (drain).
+    const handshake::AnnouncedWrite announced(team, op.op());
     fault_point(FaultPoint::kSingleCopy);  // killed here, with the write announced
     if (mapped != nullptr) {
       copy::copy_bytes(mapped, local, bytes);
     } else {
       e = copy::write_to(team.pid(peer), reinterpret_cast<void*>(remote), local, bytes);
     }
-    // release: the owner, once it sees 0, may free the buffer; the write is over by then.
-    writing.store(0, std::memory_order_release);
   } else {
     fault_point(FaultPoint::kSingleCopy);
     if (mapped != nullptr) {
@@ -168,9 +156,7 @@ bool SteppedTransfer::step(const CollectiveOp& op, TeamImpl& team, int peer, std
     moved_ = 0;
     return true;
   }
-  // relaxed: only this rank's own waits read it, on this thread or under the engine's lock.
-  const std::uint64_t n = pieces_.fetch_add(1, std::memory_order_relaxed) + 1;
-  blocked_on = {&pieces_, n, team.rank()};
+  blocked_on = yield_.next(team.rank());
   return false;
 }
 
@@ -280,8 +266,7 @@ bool SingleCopyExchange::move_root_share(CollectiveOp& op, TeamImpl& team,
   const bool from_root = plan_.flow == Flow::kFromRoot;
   const int root = op.signature().root;
   // relaxed: this rank's own store, published with its arrival before this operation's data.
-  settle_root_share(team.self().status().shared_id.load(std::memory_order_relaxed),
-                    op.offered_copy_weight());
+  settle_root_share(handshake::own_shared_id(team), op.offered_copy_weight());
   for (int peer; (peer = waited_peer(team, root, next_peer_)) >= 0; ++next_peer_) {
     PeerArrival arrival;
     if (!arrival_of(op, team, peer, arrival, blocked_on)) return false;
@@ -337,9 +322,8 @@ bool SingleCopyExchange::move_peer_share(CollectiveOp& op, TeamImpl& team,
     blocked_on = {&team.area(root).progress().tag, staged, root};
     return false;
   }
-  // relaxed: progress_reached's acquire load of the report made the root's store visible.
-  const std::uint64_t address =
-      team.area(root).progress().staged_address.load(std::memory_order_relaxed);
+  // progress_reached's acquire load of the report made the root's address visible.
+  const std::uint64_t address = handshake::staged_address(team, root);
   return piece_.step(op, team, root, address, 0, plan_.local, plan_.stage_bytes,
                      /*local_is_source=*/false, blocked_on);
 }
@@ -349,9 +333,8 @@ void SingleCopyExchange::stage_head(const CollectiveOp& op, TeamImpl& team) {
   // work of one advance (SteppedTransfer).
   std::byte* staging = team.staging_buffer().data();
   copy::copy_bytes(staging, plan_.local, plan_.stage_bytes);
-  // relaxed: the release store of the report below publishes it, and the staged bytes.
-  team.self().progress().staged_address.store(reinterpret_cast<std::uintptr_t>(staging),
-                                              std::memory_order_relaxed);
+  // The report below publishes it, and the staged bytes.
+  handshake::publish_staged_address(team, staging);
   team.publish_step(op.op(), sync::step_consumed(0));
   // The peer may have finished its part and gone to sleep on this report; this rank does not
   // wait (which wakes sleepers) before its own part is over.
@@ -364,22 +347,7 @@ std::uint64_t SingleCopyExchange::root_report_step() const {
 }
 
 void SingleCopyExchange::drain(const CollectiveOp& op, TeamImpl& team) {
-  // The other half of the pair in transfer(): the abort is recorded (or was seen) before this
-  // fence, so a peer that did not see it has its announcement visible below.
-  std::atomic_thread_fence(std::memory_order_seq_cst);
-  // Bounded by the write itself, a single system call; a dead writer writes no more. A live
-  // peer whose announcement never clears is not writing but broken (its status line holds
-  // garbage): after the team's timeout, far beyond any one system call, this rank leaves.
-  const std::int64_t deadline =
-      sync::now_ns() + static_cast<std::int64_t>(team.options().timeout_s * 1e9);
-  for (int peer = 0; peer < team.size(); ++peer) {
-    if (peer == team.rank()) continue;
-    const std::atomic<std::uint64_t>& writing = team.area(peer).status().writing_op;
-    for (int spins = 0; writing.load(std::memory_order_acquire) == op.op(); ++spins) {
-      if (spins % 1024 == 1023 && (!team.peer_alive(peer) || sync::now_ns() > deadline)) break;
-      sched_yield();
-    }
-  }
+  handshake::wait_for_writers(team, op.op());
 }
 
 namespace {
@@ -393,11 +361,10 @@ bool reported(TeamImpl& team, int peer, std::uint64_t done, sync::WaitTarget& bl
 
 void SingleCopyExchange::note_copy_without_root(const CollectiveOp& op, TeamImpl& team) const {
   if (plan_.root_share > 0) return;
-  // This rank will not wait for the root, which may then find it past the operation:
-  // copied_op tells the root it left after its copy (not through the slots, which arguments
-  // that differ from the root's would have made it take). Relaxed: the release of the report
-  // that follows, or of the next arrival, publishes it.
-  team.self().progress().copied_op.store(op.op(), std::memory_order_relaxed);
+  // This rank will not wait for the root, which may then find it past the operation: the note
+  // tells the root it left after its copy (not through the slots, which arguments that differ
+  // from the root's would have made it take).
+  handshake::note_copied(team, op.op());
 }
 
 bool SingleCopyExchange::move_own_part(CollectiveOp& op, TeamImpl& team,

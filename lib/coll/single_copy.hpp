@@ -44,7 +44,6 @@
 // abandoned cannot harm its owner, so they are not fenced.
 #pragma once
 
-#include <atomic>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -75,10 +74,7 @@ class SteppedTransfer {
 
  private:
   std::uint64_t moved_ = 0;
-  // The yield target's word: it changes with every piece, so a poller's stall clock (which
-  // restarts when the target changes) never mistakes a long transfer for a stalled peer. Only
-  // this rank reads it; atomic because WaitTarget points at atomics.
-  std::atomic<std::uint64_t> pieces_{0};
+  sync::YieldPoint yield_;  // between pieces
 };
 
 class SingleCopyExchange {

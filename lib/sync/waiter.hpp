@@ -20,6 +20,21 @@ struct WaitTarget {
   int peer = -1;
 };
 
+// A wait target that is met as soon as it is made: a resumable step that wants its driver back
+// between two parts of its work, so that other work progresses meanwhile, reports one. Each
+// names a new value, so a poller's stall clock (which restarts when the target changes) never
+// mistakes a long series of parts for a stalled peer. Only its owner reads it.
+class YieldPoint {
+ public:
+  WaitTarget next(int owner) {
+    const std::uint64_t n = count_.fetch_add(1, std::memory_order_relaxed) + 1;
+    return {&count_, n, owner};
+  }
+
+ private:
+  std::atomic<std::uint64_t> count_{0};
+};
+
 struct WaitPolicy {
   int spin_iterations = 2000;
   int yield_iterations = 32;

@@ -6,6 +6,7 @@
 #include "coll/published_sizes.hpp"
 #include "coll/single_copy.hpp"
 #include "copy/copy.hpp"
+#include "protocol/handshake.hpp"
 #include "protocol/validation.hpp"
 
 namespace shmcoll {
@@ -95,7 +96,7 @@ GathervOp::GathervOp(TeamAlgorithms& algorithms, const void* sendbuf, Count send
 }
 
 bool GathervOp::choose_shared_copies(sync::WaitTarget& blocked_on) {
-  const std::uint64_t mine = team_.self().status().shared_id.load(std::memory_order_relaxed);
+  const std::uint64_t mine = handshake::own_shared_id(team_);
   if (shared_use_.empty()) shared_use_.assign(static_cast<std::size_t>(team_.size()), kNoTable);
   for (; next_candidate_ < shared_candidates_.size(); ++next_candidate_) {
     const int r = shared_candidates_[next_candidate_];
@@ -372,8 +373,7 @@ bool GathervOp::learn_shared_copy(sync::WaitTarget& blocked_on) {
         break;
       case PeerState::kRead:
         // relaxed: this rank's own store, made with its arrival.
-        reads_table_ =
-            root.shared_id == team_.self().status().shared_id.load(std::memory_order_relaxed);
+        reads_table_ = root.shared_id == handshake::own_shared_id(team_);
         break;
     }
     root_seen_ = true;

@@ -7,6 +7,7 @@
 #include "coll/scatterv/scatterv_inbox.hpp"
 #include "coll/single_copy.hpp"
 #include "copy/copy.hpp"
+#include "protocol/handshake.hpp"
 #include "protocol/validation.hpp"
 
 namespace shmcoll {
@@ -81,7 +82,7 @@ bool ScattervOp::may_copy_shared(std::uint64_t bytes) {
 }
 
 bool ScattervOp::choose_shared_copies(sync::WaitTarget& blocked_on) {
-  const std::uint64_t mine = team_.self().status().shared_id.load(std::memory_order_relaxed);
+  const std::uint64_t mine = handshake::own_shared_id(team_);
   if (shared_direct_.empty()) shared_direct_.assign(static_cast<std::size_t>(team_.size()), 0);
   for (; next_candidate_ < shared_candidates_.size(); ++next_candidate_) {
     const int r = shared_candidates_[next_candidate_];

@@ -124,10 +124,9 @@ bool InlineScattervOp::advance_data(sync::WaitTarget& blocked_on) {
 bool InlineScattervOp::leaves_empty_block() {
   if (team_.options().checks != CheckLevel::kDeferred || waits_for_record_) return false;
   waits_for_record_ = true;  // unless one of the ways out below holds now
-  // seq_cst, paired with the root's fence before it compares the ranks that arrived
-  // (CollectiveOp::compare_everyone_arrived): if the root's arrival is not seen here, the root
-  // sees this rank's, and compares its size with sendcounts itself.
-  std::atomic_thread_fence(std::memory_order_seq_cst);
+  // If the root's arrival is not seen here, the root sees this rank's, and compares its size
+  // with sendcounts itself.
+  fence_before_reading_peers();
   std::uint64_t packed = 0, word = 0;
   switch (read_peer_signature(team_.area(sig_.root).status(), op_, packed, word)) {
     case PeerState::kNotArrived:
