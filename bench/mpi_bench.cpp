@@ -23,6 +23,9 @@
 // With --uneven, scatterv and gatherv give every odd rank one byte more than `bytes`, so that
 // the root's counts differ from rank to rank, as an application's often do (the size in the
 // output stays `bytes`).
+// --coll comm_cycle (not among the defaults) times what a library that makes its own
+// communicators pays: MPI_Comm_dup of MPI_COMM_WORLD, one MPI_Bcast of `bytes` on it, and
+// MPI_Comm_free, per iteration.
 #include <mpi.h>
 
 #include <algorithm>
@@ -70,6 +73,8 @@ double copy_time(char* dst, const char* src, long share, int reps, bool only_ran
 }
 
 const std::vector<std::string> kCollectives = {"bcast", "scatter", "scatterv", "gather", "gatherv"};
+const std::vector<std::string> kChoices = {"bcast",  "scatter", "scatterv",
+                                           "gather", "gatherv", "comm_cycle"};
 
 struct Config {
   std::vector<std::string> colls = kCollectives;
@@ -91,9 +96,10 @@ void parse_arguments(int argc, char** argv, int rank, Config& cfg) {
       "mpi-bench");
   shmcoll::tools::set_usage(app, "mpirun -np N mpi-bench-<mpi> [OPTIONS]");
   app.add_option("--coll", cfg.colls,
-                 "comma-separated subset of bcast,scatter,scatterv,gather,gatherv (default: all)")
+                 "comma-separated subset of bcast,scatter,scatterv,gather,gatherv (default: all), "
+                 "or comm_cycle (MPI_Comm_dup, MPI_Bcast, MPI_Comm_free)")
       ->delimiter(',')
-      ->check(CLI::IsMember(kCollectives));
+      ->check(CLI::IsMember(kChoices));
   shmcoll::tools::add_bytes_option(app, "--min-bytes", cfg.min_bytes,
                                    "smallest message per rank, 0 for calls that move nothing "
                                    "(default 1; K/M/G suffixes)");
@@ -216,9 +222,14 @@ int main(int argc, char** argv) {
         const double t0 = MPI_Wtime();
         // Inside the timed region, next to the call: take ratios from runs without the timeline.
         const double start_us = with_timeline ? mpi_bench::Timeline::now_us() : 0;
-        if (coll == "bcast")
+        if (coll == "bcast") {
           MPI_Bcast(cs, n, MPI_CHAR, 0, MPI_COMM_WORLD);
-        else if (coll == "scatter")
+        } else if (coll == "comm_cycle") {
+          MPI_Comm comm = MPI_COMM_NULL;
+          MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+          MPI_Bcast(cs, n, MPI_CHAR, 0, comm);
+          MPI_Comm_free(&comm);
+        } else if (coll == "scatter")
           MPI_Scatter(cs, n, MPI_CHAR, cr, n, MPI_CHAR, 0, MPI_COMM_WORLD);
         else if (coll == "scatterv")
           MPI_Scatterv(cs, counts.data(), displs.data(), MPI_CHAR, cr, own, MPI_CHAR, 0,
