@@ -60,8 +60,12 @@ def main(folder):
         print(f"np={n}\n")
         print("| collective | size | Open MPI | +shmcoll | ratio | MPICH | +shmcoll | ratio |")
         print("|---|---|---|---|---|---|---|---|")
-        for coll in ["bcast", "scatter", "scatterv", "gather", "gatherv"]:
-            for size, label in SIZES:
+        present = {k[1] for k in med if k[0] == n}
+        order = ["bcast", "scatter", "scatterv", "gather", "gatherv"]
+        for coll in [c for c in order if c in present] + sorted(present - set(order)):
+            measured = sorted({k[2] for k in med if k[0] == n and k[1] == coll})
+            rows = [(b, lab) for b, lab in SIZES if b in measured] or [(b, f"{b} B") for b in measured]
+            for size, label in rows:
                 cells = []
                 for mpi in ["openmpi", "mpich"]:
                     native = med.get((n, coll, size, mpi, "native"))
@@ -73,7 +77,7 @@ def main(folder):
                         cells += [f"{native:.2f}", f"{plugin:.2f}", f"{r:.2f}"]
                 print(f"| {coll} | {label} | " + " | ".join(cells) + " |")
         print()
-        if not any(k[0] == n for k in refs):
+        if not any(k[0] == n and k[2] in dict(LARGE) for k in refs):
             continue
         print(f"np={n}, large messages against the references (floor: all ranks copy the bytes that")
         print("must land, (np-1) x size, at once with memcpy)\n")

@@ -1,11 +1,13 @@
 // Forming a team, in three bootstrap exchanges:
-//   1. join: pids, places, the creator's layout and the random part of the segment's name, so
-//      that every rank knows the name before it exists;
+//   1. join: pids, places, the creator's layout, the random part of the segment's name, so
+//      that every rank knows the name before it exists, and the segment each rank has parked;
 //   2. rank 0 creates the segment and tells whether it could;
 //   3. everyone else attaches and validates it, and tells whether it could.
 // Every rank removes the name once all are attached, and on any failure after the first
 // exchange: a creator killed at any moment cannot leave its segment behind in /dev/shm while
-// another rank of the team lives.
+// another rank of the team lives. Where every rank offers the same parked segment for this
+// team (segment/parked_segment.hpp), each clears its own lines instead, and one exchange
+// after that ends formation.
 #include <sched.h>
 #include <unistd.h>
 
