@@ -19,17 +19,15 @@ class AlgorithmOp : public CollectiveOp {
   // v-form's blocks each for itself: this rank's own block here). Asked only of buffers large
   // enough to move onto huge pages, which small calls never are.
   void expose_buffer(const void* buffer, std::uint64_t bytes) {
-    bool cross_memory = false;
-    if (bytes >= copy::HugePageCollapser::kMinBufferBytes) {
-      const Kind kind = sig_.kind;
-      cross_memory = kind == Kind::kScatterv || kind == Kind::kGatherv
-                         ? algorithms_.single_copy_for(kind, sig_.bytes)
-                         : algorithms_.choose(kind, sig_.bytes, sig_.root).single_copy;
-    }
-    expose(buffer, bytes, cross_memory);
+    expose(buffer, bytes, bytes >= copy::HugePageCollapser::kMinBufferBytes && peers_copy());
   }
 
   TeamAlgorithms& algorithms_;
+
+ private:
+  // The registry's answer for this call, out of line: small calls never ask, and the
+  // constructors that call expose_buffer stay small enough to be inlined into their callers.
+  bool peers_copy();
 };
 
 }  // namespace shmcoll
