@@ -110,11 +110,15 @@ Place Topology::place_of_rank(int rank, std::string* how) const {
   }
   hwloc_bitmap_t set = hwloc_bitmap_alloc();
   Place p;
-  if (hwloc_get_cpubind(t, set, HWLOC_CPUBIND_PROCESS) == 0 &&
+  // The calling thread's binding and location, not the process's: a launcher binds a process
+  // before its threads exist, which inherit its mask, and ranks that are threads each have
+  // their own. The process's would read one /proc file per thread (an MPI runtime's helper
+  // threads included) at every team's formation.
+  if (hwloc_get_cpubind(t, set, HWLOC_CPUBIND_THREAD) == 0 &&
       !hwloc_bitmap_isincluded(hwloc_topology_get_topology_cpuset(t), set)) {
     p = place_of_set(t, set);
     if (how) *how = "bound";
-  } else if (hwloc_get_last_cpu_location(t, set, HWLOC_CPUBIND_PROCESS) == 0) {
+  } else if (hwloc_get_last_cpu_location(t, set, HWLOC_CPUBIND_THREAD) == 0) {
     // Unbound: where it ran just now; it may move, so only a hint.
     p = place_of_set(t, set);
     p.bound = false;
