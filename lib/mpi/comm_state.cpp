@@ -9,6 +9,7 @@
 #include "mpi/error_codes.hpp"
 #include "mpi/local_checks.hpp"
 #include "mpi/mpi_bootstrap.hpp"
+#include "mpi/node_map.hpp"
 #include "mpi/plugin.hpp"
 #include "segment/layout.hpp"
 #include "segment/parked_segment.hpp"
@@ -116,12 +117,16 @@ void decide(MPI_Comm comm, CommState& state) {
   if (inter) return fall_back("intercommunicator");
   int size = 0;
   PMPI_Comm_size(comm, &size);
-  MPI_Comm node = MPI_COMM_NULL;
-  PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-  int node_size = 0;
-  PMPI_Comm_size(node, &node_size);
-  PMPI_Comm_free(&node);
-  if (node_size != size) return fall_back("communicator spans more than one node");
+  std::optional<bool> one_node = on_one_node(comm);
+  if (!one_node) {
+    MPI_Comm node = MPI_COMM_NULL;
+    PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    int node_size = 0;
+    PMPI_Comm_size(node, &node_size);
+    PMPI_Comm_free(&node);
+    one_node = node_size == size;
+  }
+  if (!*one_node) return fall_back("communicator spans more than one node");
 
   const Options& options = config().options;
   // One segment per team: its rank 0 charges it to the node's budget, for all ranks.

@@ -46,6 +46,8 @@ std::uint64_t bytes(const PluginParameter& parameter, std::vector<std::string>& 
   return fallback;
 }
 
+}  // namespace
+
 // The plugin's constants and handles are the MPI's it was built against; another MPI's handles
 // mean something else (or nothing) there. So before the plugin passes any handle to the MPI it
 // asks the library's name, which takes none, and stops the process on a mismatch.
@@ -83,8 +85,6 @@ void check_mpi_library() {
   }
   std::_Exit(1);
 }
-
-}  // namespace
 
 const char* coll_env_name(Coll c) {
   static_assert(std::size(kCollectiveSwitches) == static_cast<std::size_t>(Coll::kCount));

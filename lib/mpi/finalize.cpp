@@ -2,6 +2,7 @@
 // served/fallback counts in verbose mode.
 #include <cstdio>
 
+#include "mpi/node_map.hpp"
 #include "mpi/plugin.hpp"
 
 extern "C" int MPI_Finalize() {
@@ -17,6 +18,7 @@ extern "C" int MPI_Finalize() {
     }
     forget_windows();
     release_predefined_communicators();
+    forget_node_map();
   } catch (...) {
   }
   return PMPI_Finalize();

@@ -41,6 +41,9 @@ struct PluginConfig {
   Options options;                    // for every team the plugin forms
   std::vector<std::string> problems;  // one line per rejected setting
 };
+// Stops the process with a clear message when the program runs another MPI than the one the
+// plugin is built for; before any handle reaches the MPI (a library version takes none).
+void check_mpi_library();
 // The configuration, read on first use (load_config). Inline, because every intercepted call
 // asks: after the first use it is one acquire load.
 const PluginConfig& load_config();
