@@ -4,33 +4,15 @@
 // an abort).
 #include <doctest/doctest.h>
 
-#include <fstream>
 #include <random>
 #include <set>
 #include <string>
 
 #include "support/collective_checks.hpp"
+#include "support/mapped_segments.hpp"
 
 namespace shmcoll::test {
 namespace {
-
-// The team segments this process maps now (their names are removed from /dev/shm once every
-// rank has attached, so the maps show them as deleted files).
-std::set<std::string> mapped_segments() {
-  std::set<std::string> names;
-  std::ifstream maps("/proc/self/maps");
-  for (std::string line; std::getline(maps, line);) {
-    const auto at = line.find("/dev/shm/shmcoll-");
-    if (at == std::string::npos) continue;
-    std::string name = line.substr(at + 9);
-    if (const auto end = name.find(' '); end != std::string::npos) name.resize(end);
-    // A segment's name ends in its 16-digit nonce; shared allocations add a suffix to it.
-    const std::string last = name.substr(name.rfind('-') + 1);
-    if (last.size() == 16 && last.find_first_not_of("0123456789abcdef") == std::string::npos)
-      names.insert(name);
-  }
-  return names;
-}
 
 // 60 verified calls of the five collectives with changing roots and sizes.
 void run_calls(Team& team, RankContext& ctx, std::uint64_t seed) {

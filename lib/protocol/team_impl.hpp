@@ -188,6 +188,12 @@ class TeamImpl final : public sync::WaitObserver {
 
  private:
   void form(Bootstrap& bootstrap);
+  // Whether this team probes cross-memory attach between its ranks: not with
+  // SHMCOLL_SINGLE_COPY=off, nor in a team of one.
+  bool wants_probe() const { return options_.single_copy != SingleCopy::kOff && size_ > 1; }
+  // single_copy_ and single_copy_why_ from the probe's outcome (`failure`: what failed, empty
+  // where every pair passed), or from why the team does not probe.
+  void settle_single_copy(const std::string& failure);
   // Keeps the segment mapped for the next team of the same processes (parked_segment.hpp).
   void park_segment();
   // The rest of formation where every rank reuses `parked` (team_setup.cpp).

@@ -213,8 +213,7 @@ void TeamImpl::form(Bootstrap& bootstrap) {
   if (options_.checks == CheckLevel::kAuto)
     options_.checks = oversubscribed_ ? CheckLevel::kDeferred : CheckLevel::kFull;
 
-  if (parked &&
-      reusable(*parked, all, geometry, options_.single_copy != SingleCopy::kOff && size_ > 1)) {
+  if (parked && reusable(*parked, all, geometry, wants_probe())) {
     reuse(std::move(*parked), bootstrap);
     return;
   }
@@ -245,7 +244,7 @@ void TeamImpl::form(Bootstrap& bootstrap) {
                        std::string(outcomes[0].error));
 
   AttachInfo attached;
-  if (options_.single_copy != SingleCopy::kOff && size_ > 1) {
+  if (wants_probe()) {
     // Every rank probes every peer, since any rank may be a root; the verdicts travel with the
     // attach outcome, so the probe costs no exchange of its own.
     for (int r = 0; r < size_ && attached.single_copy_error[0] == '\0'; ++r) {
@@ -258,8 +257,7 @@ void TeamImpl::form(Bootstrap& bootstrap) {
     }
   }
   // Rank 0's measure is the team's, so that every rank computes the same split of each block.
-  if (rank_ == 0 && options_.single_copy != SingleCopy::kOff && size_ > 1 &&
-      attached.single_copy_error[0] == '\0')
+  if (rank_ == 0 && wants_probe() && attached.single_copy_error[0] == '\0')
     attached.cross_copy_cost = process_cross_copy_cost();
   if (rank_ != 0) {
     try {
@@ -281,18 +279,25 @@ void TeamImpl::form(Bootstrap& bootstrap) {
                          verdicts[static_cast<std::size_t>(r)].error);
     }
   }
-  single_copy_ = options_.single_copy != SingleCopy::kOff && size_ > 1;
-  single_copy_why_ = options_.single_copy == SingleCopy::kOff ? "SHMCOLL_SINGLE_COPY=off"
-                     : size_ == 1                             ? "a team of one"
-                                                              : "";
   cross_copy_cost_ = verdicts[0].cross_copy_cost;
+  std::string failure;  // the first pair that failed the probe, as a rank reported it
   for (const AttachInfo& v : verdicts) {
-    if (single_copy_ && v.single_copy_error[0] != '\0') {
-      single_copy_ = false;
-      single_copy_why_ = std::string("cross-memory attach fails from ") + v.single_copy_error;
-    }
+    if (failure.empty() && v.single_copy_error[0] != '\0')
+      failure = std::string("cross-memory attach fails from ") + v.single_copy_error;
   }
-  probed_ = options_.single_copy != SingleCopy::kOff && size_ > 1;
+  settle_single_copy(failure);
+  probed_ = wants_probe();
+}
+
+void TeamImpl::settle_single_copy(const std::string& failure) {
+  if (!wants_probe()) {
+    single_copy_ = false;
+    single_copy_why_ =
+        options_.single_copy == SingleCopy::kOff ? "SHMCOLL_SINGLE_COPY=off" : "a team of one";
+    return;
+  }
+  single_copy_ = failure.empty();
+  single_copy_why_ = failure;
 }
 
 void TeamImpl::reuse(segment::ParkedSegment&& parked, Bootstrap& bootstrap) {
@@ -301,10 +306,7 @@ void TeamImpl::reuse(segment::ParkedSegment&& parked, Bootstrap& bootstrap) {
   nonce_ = parked.nonce;
   // Nobody uses the segment now: every member left the team that parked it before offering it.
   segment::clear_rank_controls(segment_, static_cast<std::uint32_t>(rank_));
-  single_copy_ = options_.single_copy != SingleCopy::kOff && size_ > 1 && parked.single_copy;
-  single_copy_why_ = options_.single_copy == SingleCopy::kOff ? "SHMCOLL_SINGLE_COPY=off"
-                     : size_ == 1                             ? "a team of one"
-                                                              : parked.single_copy_why;
+  settle_single_copy(parked.single_copy ? std::string() : parked.single_copy_why);
   probed_ = parked.probed;
   // The second exchange: no rank may use the team before every rank has cleared its lines.
   AttachInfo cleared;

@@ -33,10 +33,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "../support/mapped_segments.hpp"
 #include "../support/seccomp.hpp"
 
 extern "C" void shmcoll_mpi_stats(unsigned long long* served, unsigned long long* fallback);
@@ -73,26 +75,6 @@ int count_entries(const char* dir, const char* prefix) {
     closedir(d);
   }
   return n;
-}
-
-// The team segments this process maps (removed from /dev/shm, so shown as deleted files); a
-// segment's name ends in its 16-digit nonce, shared allocations add a suffix to it.
-std::vector<std::string> mapped_segments() {
-  std::vector<std::string> names;
-  if (FILE* f = std::fopen("/proc/self/maps", "r")) {
-    char line[1024];
-    while (std::fgets(line, sizeof line, f) != nullptr) {
-      const char* at = std::strstr(line, "/dev/shm/shmcoll-");
-      if (at == nullptr) continue;
-      std::string name(at + 9, std::strcspn(at + 9, " \n"));
-      const std::string last = name.substr(name.rfind('-') + 1);
-      if (last.size() == 16 && last.find_first_not_of("0123456789abcdef") == std::string::npos &&
-          (names.empty() || names.back() != name))
-        names.push_back(name);
-    }
-    std::fclose(f);
-  }
-  return names;
 }
 
 // System V semaphore sets of this user (the node budget's ledgers are such sets).
@@ -411,7 +393,7 @@ void dup_loop(int cycles) {
   for (int i = 0; i < 100; ++i) cycle();  // warm up allocators and MPI's own pools
   MPI_Barrier(MPI_COMM_WORLD);
   // The freed communicator's segment stays mapped for the next one (parked_segment.hpp).
-  const std::vector<std::string> parked = mapped_segments();
+  const std::set<std::string> parked = shmcoll::test::mapped_segments();
   const int sems0 = semaphore_sets();
   const long rss0 = resident_kib();
   const int fds0 = count_entries("/proc/self/fd", "");
@@ -421,7 +403,7 @@ void dup_loop(int cycles) {
   MPI_Barrier(MPI_COMM_WORLD);
   const int shm = count_entries("/dev/shm", "shmcoll-");
   const int sems1 = semaphore_sets();
-  check(parked.size() == 1 && mapped_segments() == parked,
+  check(parked.size() == 1 && shmcoll::test::mapped_segments() == parked,
         "every cycle's communicator reused the segment the previous one left mapped");
   if (g_rank == 0) {
     std::printf(
