@@ -8,9 +8,10 @@
 # bench/summarize_mpi.py reports the median of the per-repetition ratios. With more
 # ranks than cores, iterations are capped at OVERSUBSCRIBED_ITERATIONS (default 50): MPICH
 # busy-polls, so each of its calls then costs scheduler time slices.
-# BENCH_ARGS go to every mpi-bench run (--window: buffers in an MPI-3 shared window).
-# usage: [NPS="2 4"] [MPIS="openmpi mpich"] [BENCH_ARGS=...] bench/compare_mpi.sh [BUILD_DIR]
-#        [OUT_DIR] [REPETITIONS]
+# BENCH_ARGS go to every mpi-bench run (--window: buffers in an MPI-3 shared window); RANK_ENV
+# (NAME=VALUE ...) is set in every rank of every run, e.g. RANK_ENV=SHMCOLL_CHECKS=full.
+# usage: [NPS="2 4"] [MPIS="openmpi mpich"] [BENCH_ARGS=...] [RANK_ENV=...] bench/compare_mpi.sh
+#        [BUILD_DIR] [OUT_DIR] [REPETITIONS]
 set -euo pipefail
 build=${1:-build}
 out=${2:-results/mpi-$(date +%Y-%m-%d)}
@@ -24,18 +25,23 @@ mkdir -p "$out"
   mpichversion 2>/dev/null | head -1 || true
   echo "build: $build ($(cat "$build/source-revision.txt" 2>/dev/null || echo unknown))"
   echo "mpi-bench arguments: ${BENCH_ARGS:-(none)}"
+  echo "rank environment: ${RANK_ENV:-(none)}"
 } > "$out/machine.txt"
 openmpi=(mpirun.openmpi --allow-run-as-root --oversubscribe --bind-to core:overload-allowed)
 mpich=(mpiexec.mpich -bind-to core)
 # run MODE LIBRARY LABEL: one launch of $bin for $mpi with $np ranks and LIBRARY preloaded,
 # into MODE's file of repetition $rep.
 run() {
-  local library
+  local library setting
+  local -a env_args=()
   library=$(realpath "$build/lib/$2")
+  for setting in LD_PRELOAD="$library" ${RANK_ENV:-}; do
+    if [ "$mpi" = openmpi ]; then env_args+=(-x "$setting"); else env_args+=(-env "${setting%%=*}" "${setting#*=}"); fi
+  done
   if [ "$mpi" = openmpi ]; then
-    "${openmpi[@]}" -np "$np" -x LD_PRELOAD="$library" "$bin" --label "$3" "${args[@]}"
+    "${openmpi[@]}" -np "$np" "${env_args[@]}" "$bin" --label "$3" "${args[@]}"
   else
-    "${mpich[@]}" -n "$np" -env LD_PRELOAD "$library" "$bin" --label "$3" "${args[@]}"
+    "${mpich[@]}" -n "$np" "${env_args[@]}" "$bin" --label "$3" "${args[@]}"
   fi > "$out/$mpi-$1-np$np-$rep.csv"
 }
 for rep in $(seq 1 "$reps"); do

@@ -192,17 +192,14 @@ TEST_CASE("gather: matrix over team sizes, roots, in-place and counts") {
 TEST_CASE("scatterv: matrix with zero, uneven, gapped non-monotonic blocks") {
   for (int n : kTeamSizes) run_matrix(check_scatterv, true, true, n);
 }
-TEST_CASE("scatterv: matrix under deferred and basic checks") {
+TEST_CASE("scatterv: matrix under deferred checks") {
   // A root whose blocks all fit in records and a receiver whose block fits take
   // InlineScattervOp (everywhere with units 0 and 1, next to ScattervOp in one call with 13:
   // blocks of one element beside larger ones), under full checks in the matrix above and
-  // under the two others here, where ranks do not wait for the root's verdict.
+  // under deferred ones here, where ranks do not wait for the root's verdict.
   Options deferred = test_options();
   deferred.checks = CheckLevel::kDeferred;
-  for (int n : {2, 3, 4, 8, 11}) run_matrix(check_scatterv, true, true, n, deferred);
-  Options basic = test_options();
-  basic.checks = CheckLevel::kBasic;
-  for (int n : {3, 7}) run_matrix(check_scatterv, true, true, n, basic);
+  for (int n : {2, 3, 4, 7, 8, 11}) run_matrix(check_scatterv, true, true, n, deferred);
 }
 TEST_CASE("gatherv: matrix with zero, uneven, gapped non-monotonic blocks") {
   for (int n : kTeamSizes) run_matrix(check_gatherv, true, true, n);

@@ -40,7 +40,7 @@ TEST_CASE("randomized kills: no rank hangs, every survivor gets an error, nothin
           auto last_progress = Clock::now();
           try {
             Options options = test_options(1024, 2);
-            if (job_index % 2 == 1) options.checks = CheckLevel::kAuto;
+            if (job_index % 2 == 1) options.checks = CheckLevel::kDeferred;
             Team team(ctx.bootstrap, options);
             std::mt19937_64 ops(seed);  // the same sequence on every rank
             for (std::uint64_t i = 1; i <= 2000; ++i) {

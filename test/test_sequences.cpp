@@ -48,14 +48,15 @@ TEST_CASE("scatterv: roots run ahead of a late receiver by more than its inbox h
   // need not wait for anyone until it comes back to a record line the late rank still holds:
   // rank 3 starts 300 ms late, after root 0 posted all the records it could. Then roots change
   // from call to call, so each inbox line is rewritten by other writers; unit 2 gives inline
-  // blocks, unit 24 some that go through the stream. Basic checks: under full ones the root
-  // waits for every arrival, under deferred ones for the history's operations.
+  // blocks, unit 24 some that go through the stream. Deferred checks: under full ones the root
+  // would wait for every arrival; under deferred ones it comes back to an inbox line in its
+  // data, before it waits for the history of the same operation (both hold 32).
   std::string job;
   auto outcome = run_ranks(
       {.nranks = 4},
       [&](RankContext& ctx) {
         Options o = test_options(1024, 2);
-        o.checks = CheckLevel::kBasic;
+        o.checks = CheckLevel::kDeferred;
         Team team(ctx.bootstrap, o);
         if (team.rank() == 3) std::this_thread::sleep_for(std::chrono::milliseconds(300));
         // One and a half times the inbox's lines from root 0, then as many with other roots.

@@ -22,8 +22,8 @@ constexpr std::size_t kLarge = 256 * 1024;  // above the default threshold (32 K
 
 // Runs `call` on every rank and checks that each gets an InvalidArgument whose message
 // contains `needle`, within `within_s` seconds (well below the team's timeout: the error must
-// come from a check, not from waiting). With basic checks a rank that has nothing to check may
-// return before a peer finds the error; then its next call must raise it.
+// come from a check, not from waiting). With deferred checks a rank that has nothing to check
+// may return before a peer finds the error; then its next call must raise it.
 void expect_error_everywhere(int nranks, const Options& options, const char* needle,
                              double within_s,
                              const std::function<void(Team&, RankContext&)>& call) {
@@ -64,14 +64,14 @@ Options slow_timeout() {
 TEST_CASE("single copy: a size mismatch across the threshold is an error on every rank") {
   // The root takes the single copy (256 KiB), the others the slots (1 KiB): each side waits
   // for something the other never publishes unless the checks catch it.
-  for (const CheckLevel checks : {CheckLevel::kFull, CheckLevel::kBasic}) {
+  for (const CheckLevel checks : {CheckLevel::kFull, CheckLevel::kDeferred}) {
     Options o = slow_timeout();
     o.checks = checks;
     expect_error_everywhere(3, o, "type signature mismatch", 10, [](Team& team, RankContext& ctx) {
       std::vector<std::byte> buf(kLarge);
       team.bcast(buf.data(), ctx.rank == 1 ? kLarge : 1024, kByte, 1);
     });
-    // With basic checks the root may find rank 1 gone (it finished on the slots): then it
+    // With deferred checks the root may find rank 1 gone (it finished on the slots): then it
     // knows that the arguments differ, not which.
     const char* needle = checks == CheckLevel::kFull ? "type signature mismatch" : "mismatch";
     expect_error_everywhere(3, o, needle, 10, [](Team& team, RankContext& ctx) {
@@ -159,8 +159,8 @@ TEST_CASE("single copy: a buffer shorter than its count is an error, not a crash
   // else can be mapped there); it claims 256 KiB. The kernel refuses the copies that reach
   // the inaccessible pages. These 3 ranks on fewer CPUs form an oversubscribed team, where the
   // root takes no share and rank 2 may finish its own copy first: under full checks it still
-  // learns of the error in the same call, under basic ones in its next call.
-  for (const CheckLevel checks : {CheckLevel::kFull, CheckLevel::kBasic}) {
+  // learns of the error in the same call, under deferred ones in a later one.
+  for (const CheckLevel checks : {CheckLevel::kFull, CheckLevel::kDeferred}) {
     Options o = slow_timeout();
     o.checks = checks;
     expect_error_everywhere(3, o, "cross-memory attach", 10, [](Team& team, RankContext& ctx) {

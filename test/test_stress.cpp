@@ -44,14 +44,14 @@ TEST_CASE("randomized stress: random collectives, roots and sizes up to 4 MiB, b
   const std::uint64_t ops = total_ops();
   Options small_slots = test_options(4096, 2);  // chunked streams and early slot reuse
   small_slots.single_copy = SingleCopy::kOff;
-  Options basic = Options{};
-  basic.checks = CheckLevel::kBasic;
+  Options full = Options{};
+  full.checks = CheckLevel::kFull;
   const Round rounds[] = {{2, Options{}, "defaults"},
                           {3, small_slots, "4 KiB x 2 slots, slots only"},
-                          {4, basic, "basic checks"},
+                          {4, full, "full checks"},
                           {5, Options{}, "defaults"},
                           {8, small_slots, "4 KiB x 2 slots, slots only"},
-                          {11, basic, "basic checks"},
+                          {11, full, "full checks"},
                           {16, Options{}, "defaults"}};
   std::uint64_t done = 0;
   for (const Round& round : rounds) {

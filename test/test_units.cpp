@@ -187,23 +187,25 @@ TEST_CASE("validation: messages name the collective, the rank, the argument and 
 
 TEST_CASE("parameters are read from the environment once and checked") {
   setenv("SHMCOLL_SLOT_BYTES", "16K", 1);
-  setenv("SHMCOLL_CHECKS", "basic", 1);
+  setenv("SHMCOLL_CHECKS", "full", 1);
   const Options o = Options::from_env();
   CHECK(o.slot_bytes == 16384);
-  CHECK(o.checks == CheckLevel::kBasic);
+  CHECK(o.checks == CheckLevel::kFull);
+  CHECK(std::string(check_level_name(CheckLevel::kFull)) == "full");
   setenv("SHMCOLL_CHECKS", "deferred", 1);
   CHECK(Options::from_env().checks == CheckLevel::kDeferred);
   CHECK(std::string(check_level_name(CheckLevel::kDeferred)) == "deferred");
-  setenv("SHMCOLL_CHECKS", "auto", 1);
-  CHECK(Options::from_env().checks == CheckLevel::kAuto);
-  CHECK(Options{}.checks == CheckLevel::kAuto);  // the default, resolved when a team forms
-  CHECK(std::string(check_level_name(CheckLevel::kAuto)) == "auto");
+  CHECK(Options{}.checks == CheckLevel::kDeferred);  // the default
+  for (const char* gone : {"basic", "auto"}) {
+    setenv("SHMCOLL_CHECKS", gone, 1);
+    CHECK_THROWS_AS(Options::from_env(), InvalidArgument);
+  }
   setenv("SHMCOLL_SLOTS", "0", 1);
   CHECK_THROWS_AS(Options::from_env(), InvalidArgument);
   setenv("SHMCOLL_SLOTS", "3", 1);
   setenv("SHMCOLL_CHECKS", "sometimes", 1);
   CHECK_THROWS_WITH_AS(Options::from_env(),
-                       "SHMCOLL_CHECKS='sometimes' must be 'auto', 'full', 'deferred' or 'basic'",
+                       "SHMCOLL_CHECKS='sometimes' must be 'deferred' or 'full'",
                        InvalidArgument);
   for (const char* v : {"SHMCOLL_SLOT_BYTES", "SHMCOLL_CHECKS", "SHMCOLL_SLOTS"}) unsetenv(v);
   bool found = false;

@@ -23,24 +23,21 @@ using BcastAlgorithm = Algorithm;
 // oversubscribed team); kAlways: from the minimum size in every team (tests, benchmarks).
 enum class SingleCopy { kAuto, kOff, kAlways };
 
+// How ranks verify that they called the same collective with the same root and matching sizes
+// (each rank's own arguments are checked at every level, before anything is published). Either
+// way every mismatch reaches every rank as an error.
 enum class CheckLevel {
-  kBasic,  // each rank checks its own arguments, receivers check what the root sends them
-  kFull,   // also: every rank verifies that all ranks called the same collective with the same
-           // root and matching sizes before it returns (costs one read per peer per call)
-  // The same comparisons as kFull, without waiting for them: a rank compares itself with the
-  // peers that arrived before it, and the later ones compare themselves with it. A rank that
-  // returned before the mismatching peer arrived gets the error in a later call into the team
-  // (at the latest in the first one that waits for the rank that found it).
-  // No rank waits for the slowest one, which is what oversubscribed teams need.
+  // The default: no rank waits for the others' agreement. A rank compares itself with the
+  // peers that arrived before it, and the later ones compare themselves with it; a rank that
+  // returned before the mismatching peer arrived gets the error in a later call into the team,
+  // at the latest in Team::leave(). Costs no wait (docs/tuning.md, "Check levels").
   kDeferred,
-  // The default: kFull in a team with a CPU per rank, kDeferred in an oversubscribed one
-  // (more ranks than CPUs), where kFull's waits for every peer cost context switches (the
-  // measurement: docs/tuning.md). Resolved at team formation, the same on every rank
-  // (Team::options() shows it).
-  kAuto,
+  // Every rank also waits until every peer has arrived and agreed before it returns, so that
+  // every rank raises a mismatch in the failing call itself: for debugging a program.
+  kFull,
 };
 
-// "basic", "full", "deferred", "auto".
+// "deferred", "full".
 SHMCOLL_API const char* check_level_name(CheckLevel level);
 
 struct SHMCOLL_API Options {
@@ -50,7 +47,7 @@ struct SHMCOLL_API Options {
   // Slots per rank: how many chunks a writer may have outstanding before it must wait for its
   // readers. Also how many back-to-back small operations can overlap. 0 (auto): slots_for().
   int slots = 0;
-  CheckLevel checks = CheckLevel::kAuto;
+  CheckLevel checks = CheckLevel::kDeferred;
   // Bound on any wait for a peer, in seconds. Dead peers are detected sooner by liveness checks.
   double timeout_s = 60.0;
   // How often, in milliseconds, a waiting rank checks that the process it waits for is alive

@@ -66,24 +66,18 @@ const std::vector<Row>& rows() {
          o.slots = v == "auto" ? 0 : static_cast<int>(parse_integer("SHMCOLL_SLOTS", v, 1, 64));
        }},
       {"SHMCOLL_CHECKS",
-       "full: every rank verifies that all ranks agree on collective, root and sizes before it "
-       "returns; deferred: the same checks, but a rank that returned before a mismatching peer "
-       "arrived gets the error in a later call (no rank waits for the slowest); basic: local "
-       "argument checks and receiver-side size checks only; auto: full with a CPU per rank, "
-       "deferred in an oversubscribed team",
+       "deferred: every rank's cross-rank checks (collective, root, sizes) without waiting for "
+       "the others, a mismatch raised at the latest in a later call or when the team ends; "
+       "full: every rank also waits for all ranks' agreement and raises a mismatch in the "
+       "failing call",
        [](const Options& o) { return std::string(check_level_name(o.checks)); },
        [](Options& o, const std::string& v) {
-         if (v == "full")
-           o.checks = CheckLevel::kFull;
-         else if (v == "deferred")
+         if (v == "deferred")
            o.checks = CheckLevel::kDeferred;
-         else if (v == "basic")
-           o.checks = CheckLevel::kBasic;
-         else if (v == "auto")
-           o.checks = CheckLevel::kAuto;
+         else if (v == "full")
+           o.checks = CheckLevel::kFull;
          else
-           throw InvalidArgument("SHMCOLL_CHECKS='" + v +
-                                 "' must be 'auto', 'full', 'deferred' or 'basic'");
+           throw InvalidArgument("SHMCOLL_CHECKS='" + v + "' must be 'deferred' or 'full'");
        }},
       {"SHMCOLL_TIMEOUT", "seconds a rank waits for a peer before raising Timeout",
        [](const Options& o) {
@@ -277,17 +271,7 @@ const std::vector<Row>& rows() {
 }  // namespace
 
 const char* check_level_name(CheckLevel level) {
-  switch (level) {
-    case CheckLevel::kBasic:
-      return "basic";
-    case CheckLevel::kFull:
-      return "full";
-    case CheckLevel::kDeferred:
-      return "deferred";
-    case CheckLevel::kAuto:
-      return "auto";
-  }
-  return "?";
+  return level == CheckLevel::kFull ? "full" : "deferred";
 }
 
 int Options::slots_for(int team_size) const {

@@ -345,7 +345,7 @@ bool CollectiveOp::advance(sync::WaitTarget& blocked_on) {
             return false;
           }
         }
-      } else if (team_.options().checks == CheckLevel::kDeferred) {
+      } else {
         compare_arrived_peers();
         for (; has_must_compare_ && next_required_ < team_.size(); ++next_required_) {
           if (!must_compare(next_required_)) continue;

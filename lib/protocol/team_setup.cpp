@@ -209,9 +209,6 @@ void TeamImpl::form(Bootstrap& bootstrap) {
                        ? CPU_COUNT(&team_cpus)
                        : static_cast<int>(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN)));
   oversubscribed_ = size_ > cpus;
-  // Every rank resolves the creator's level from the same inputs, so all use the same one.
-  if (options_.checks == CheckLevel::kAuto)
-    options_.checks = oversubscribed_ ? CheckLevel::kDeferred : CheckLevel::kFull;
 
   if (parked && reusable(*parked, all, geometry, wants_probe())) {
     reuse(std::move(*parked), bootstrap);

@@ -105,7 +105,7 @@ inline PlanVector<Block> blocks(const Context& ctx, const char* counts_name,
   return out;
 }
 // MPI: no location of the root's buffer may be read twice (scatterv) or written twice
-// (gatherv). Not done under CheckLevel::kBasic, which checks only what each block alone says.
+// (gatherv).
 // Most layouts place the blocks in rank order: one pass, inline, proves those disjoint (a
 // v-form root at 4 ranks spent about 100 instructions calling out for it); any other layout
 // is sorted by offset (no_overlap_sorted), which names the overlapping pair.

@@ -36,8 +36,7 @@ GathervOp::GathervOp(TeamAlgorithms& algorithms, const void* sendbuf, Count send
   expose_buffer(recvbuf, 0);  // blocks anywhere in it (displs)
   PlanVector<validate::Block> blocks;
   validate::blocks(ctx, "recvcounts", recvcounts, "displs", displs, recvtype, blocks);
-  if (team_.options().checks != CheckLevel::kBasic)
-    validate::no_overlap(ctx, as_span(blocks), "recvcounts", "displs", "written");
+  validate::no_overlap(ctx, as_span(blocks), "recvcounts", "displs", "written");
   std::uint64_t largest = 0;  // of the senders' blocks
   for (int r = 0; r < team_.size(); ++r) {
     const validate::Block& b = blocks[static_cast<std::size_t>(r)];

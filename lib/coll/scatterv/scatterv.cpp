@@ -36,9 +36,8 @@ ScattervOp::ScattervOp(TeamAlgorithms& algorithms, const void* sendbuf,
       expose_buffer(recvbuf, sig_.bytes);
     return;
   }
-  expect_root_stores(scatterv_args::check_root(ctx, team_.options().checks, sendbuf, sendcounts,
-                                               displs, sendtype, recvbuf, recvcount, recvtype,
-                                               in_place, blocks_));
+  expect_root_stores(scatterv_args::check_root(ctx, sendbuf, sendcounts, displs, sendtype, recvbuf,
+                                               recvcount, recvtype, in_place, blocks_));
   const PlanVector<validate::Block>& blocks = blocks_;
   const auto me = static_cast<std::size_t>(root);
   for (std::size_t r = 0; r < blocks.size(); ++r) {

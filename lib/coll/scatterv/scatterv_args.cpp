@@ -4,13 +4,12 @@
 
 namespace shmcoll::scatterv_args {
 
-std::uint64_t check_root(const validate::Context& ctx, CheckLevel checks, const void* sendbuf,
+std::uint64_t check_root(const validate::Context& ctx, const void* sendbuf,
                          std::span<const Count> sendcounts, std::span<const Count> displs,
                          Datatype sendtype, const void* recvbuf, Count recvcount, Datatype recvtype,
                          bool in_place, PlanVector<validate::Block>& blocks) {
   validate::blocks(ctx, "sendcounts", sendcounts, "displs", displs, sendtype, blocks);
-  if (checks != CheckLevel::kBasic)
-    validate::no_overlap(ctx, as_span(blocks), "sendcounts", "displs", "read");
+  validate::no_overlap(ctx, as_span(blocks), "sendcounts", "displs", "read");
   std::uint64_t total = 0;
   for (std::size_t r = 0; r < blocks.size(); ++r) {
     validate::buffer(ctx, "sendbuf", sendbuf, blocks[r].bytes);

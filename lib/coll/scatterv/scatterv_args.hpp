@@ -9,15 +9,14 @@
 
 #include "base/plan_vector.hpp"
 #include "protocol/validation.hpp"
-#include "shmcoll/options.hpp"
 
 namespace shmcoll::scatterv_args {
 
-// The root: sendcounts and displs (and, above CheckLevel::kBasic, that no byte is read twice),
+// The root: sendcounts and displs (and that no byte is read twice),
 // sendbuf for every block, the stream the blocks could need, and recvbuf for its own block
 // unless in_place. Fills `blocks` with every rank's block of sendbuf and returns the bytes of
 // the other ranks' blocks.
-std::uint64_t check_root(const validate::Context& ctx, CheckLevel checks, const void* sendbuf,
+std::uint64_t check_root(const validate::Context& ctx, const void* sendbuf,
                          std::span<const Count> sendcounts, std::span<const Count> displs,
                          Datatype sendtype, const void* recvbuf, Count recvcount, Datatype recvtype,
                          bool in_place, PlanVector<validate::Block>& blocks);

@@ -51,9 +51,8 @@ InlineScattervOp::InlineScattervOp(TeamAlgorithms& algorithms, const void* sendb
     sig_.bytes = scatterv_args::check_receiver(ctx, recvbuf, recvcount, recvtype);
     return;
   }
-  expect_root_stores(scatterv_args::check_root(ctx, team_.options().checks, sendbuf, sendcounts,
-                                               displs, sendtype, recvbuf, recvcount, recvtype,
-                                               in_place, blocks_));
+  expect_root_stores(scatterv_args::check_root(ctx, sendbuf, sendcounts, displs, sendtype, recvbuf,
+                                               recvcount, recvtype, in_place, blocks_));
   for (const validate::Block& blk : blocks_) lend(sendbuf_ + blk.offset, blk.bytes);
   // As ScattervOp's root: it checks each peer against sendcounts, and publishes the receivers'
   // one size where they have one (this path is flat at the root).
