@@ -205,8 +205,7 @@ TEST_CASE("parameters are read from the environment once and checked") {
   setenv("SHMCOLL_SLOTS", "3", 1);
   setenv("SHMCOLL_CHECKS", "sometimes", 1);
   CHECK_THROWS_WITH_AS(Options::from_env(),
-                       "SHMCOLL_CHECKS='sometimes' must be 'deferred' or 'full'",
-                       InvalidArgument);
+                       "SHMCOLL_CHECKS='sometimes' must be 'deferred' or 'full'", InvalidArgument);
   for (const char* v : {"SHMCOLL_SLOT_BYTES", "SHMCOLL_CHECKS", "SHMCOLL_SLOTS"}) unsetenv(v);
   bool found = false;
   for (const ParameterInfo& p : parameters(Options::from_env()))
@@ -274,42 +273,6 @@ TEST_CASE("algorithm registry: by collective, size and team shape; options force
   CHECK(choose(shape, Kind::kScatter, 8).tree);
   shape.size = 1;
   CHECK_FALSE(choose(shape, Kind::kScatter, 8).tree);
-}
-
-TEST_CASE(
-    "algorithm registry: a 2-rank team with a deep slot ring gathers large blocks through it") {
-  registry::TeamShape shape{.size = 2,
-                            .single_copy = true,
-                            .single_copy_min_bytes = 32768,
-                            .oversubscribed_bcast_single_copy_min_bytes = 1 << 20,
-                            .slot_bytes = 65536,
-                            .slots = 16,  // 1 MiB of ring
-                            .gather_pipeline_min_bytes = 256 << 10,
-                            .gather_pipeline_max_bytes = 2 << 20};  // the default is off (0)
-  using registry::single_copy_block;
-  for (Kind k : {Kind::kBcast, Kind::kScatter, Kind::kGather, Kind::kScatterv, Kind::kGatherv}) {
-    CAPTURE(kind_name(k));
-    CHECK(single_copy_block(shape, k, 32768));  // one or two chunks: nothing to overlap
-    for (std::uint64_t b : {256u << 10, 1u << 20, 2u << 20})
-      CHECK(single_copy_block(shape, k, b) == (k != Kind::kGather));
-    CHECK(single_copy_block(shape, k, (256 << 10) - 1));
-    CHECK(single_copy_block(shape, k, (2 << 20) + 1));  // memory-bound from here
-  }
-  CHECK_FALSE(registry::choose(shape, Kind::kGather, 1 << 20).single_copy);
-  CHECK(registry::choose(shape, Kind::kBcast, 1 << 20).single_copy);
-  shape.size = 3;  // the root would copy every block out of the slots alone
-  CHECK(single_copy_block(shape, Kind::kGather, 1 << 20));
-  shape.size = 2;
-  shape.slots = 15;  // less than 1 MiB of ring: the writer would wait on lines its reader holds
-  CHECK(single_copy_block(shape, Kind::kGather, 1 << 20));
-  shape.slots = 4;
-  shape.slot_bytes = 256 << 10;  // the ring's bytes count, not its slots
-  CHECK_FALSE(single_copy_block(shape, Kind::kGather, 1 << 20));
-  shape.oversubscribed = true;  // a waiting rank holds no CPU of its own: nothing overlaps
-  CHECK(single_copy_block(shape, Kind::kGather, 1 << 20));
-  shape.oversubscribed = false;
-  shape.single_copy_always = true;
-  CHECK(single_copy_block(shape, Kind::kGather, 1 << 20));
 }
 
 TEST_CASE("algorithm registry: oversubscribed, gather blocks take the single copy later") {
@@ -492,9 +455,7 @@ TEST_CASE("algorithm registry: the v-forms' single-copy threshold agrees with th
                                             .scatter_single_copy_min_team_bytes = 4 << 20,
                                             .gather_single_copy_min_team_bytes = 8 << 20,
                                             .slot_bytes = 65536,
-                                            .slots = 16,
-                                            .gather_pipeline_min_bytes = 1,
-                                            .gather_pipeline_max_bytes = kMax};
+                                            .slots = 16};
             for (Kind kind : {Kind::kScatterv, Kind::kGatherv}) {
               ++shapes;
               const std::uint64_t from = registry::v_form_single_copy_from(shape, kind, kMax);

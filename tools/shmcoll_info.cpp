@@ -76,8 +76,6 @@ void print_algorithms(const shmcoll::Options& options, int ranks,
   shape.gather_single_copy_min_team_bytes = options.gather_single_copy_min_team_bytes;
   shape.slot_bytes = (options.slot_bytes + 63) / 64 * 64;
   shape.slots = static_cast<std::uint32_t>(options.slots_for(ranks));
-  shape.gather_pipeline_min_bytes = options.gather_pipeline_min_bytes;
-  shape.gather_pipeline_max_bytes = options.gather_pipeline_max_bytes;
   shape.bcast = options.bcast_algorithm;
   shape.scatter = options.scatter_algorithm;
   shape.gather = options.gather_algorithm;

@@ -108,15 +108,8 @@ struct SHMCOLL_API Options {
   // SHMCOLL_SINGLE_COPY=always overrides both.
   std::size_t scatter_single_copy_min_team_bytes = 4 * 1024 * 1024;
   std::size_t gather_single_copy_min_team_bytes = 8 * 1024 * 1024;
-  // Blocks a gather in a team of 2 ranks with at least kPipelineRingBytes of slots per rank,
-  // not oversubscribed, moves through the slots instead of the single copy: from the minimum to
-  // the maximum; off by default (maximum 0). The sender's copy-in then overlaps the root's
-  // copy-out at memcpy speed, which gains where cross-memory attach is slow and the two ranks'
-  // CPUs are apart, and loses where the host runs both on one CPU.
-  std::size_t gather_pipeline_min_bytes = 256 * 1024;
-  std::size_t gather_pipeline_max_bytes = 0;
-  // The ring a team needs for that: with less, the writer rewrites lines its reader still
-  // holds.
+  // The slots per rank a writer needs to run ahead of its reader at memcpy speed: with less,
+  // it rewrites lines its reader still holds (slots_for, and the advice of data_paths()).
   static constexpr std::uint64_t kPipelineRingBytes = 1024 * 1024;
   // Teams of up to this many ranks get the deep ring by default (slots_for).
   static constexpr int kDeepRingMaxRanks = 8;

@@ -212,21 +212,6 @@ const std::vector<Row>& rows() {
          o.oversubscribed_bcast_single_copy_min_bytes = static_cast<std::size_t>(
              parse_integer("SHMCOLL_OVERSUBSCRIBED_BCAST_SINGLE_COPY_MIN_BYTES", v, 1, 1ll << 40));
        }},
-      {"SHMCOLL_GATHER_PIPELINE_MIN_BYTES",
-       "block size from which a 2-rank team with 1 MiB of slots per rank gathers through the "
-       "slots instead of the single copy (MPI_Gather; not gatherv)",
-       [](const Options& o) { return std::to_string(o.gather_pipeline_min_bytes); },
-       [](Options& o, const std::string& v) {
-         o.gather_pipeline_min_bytes = static_cast<std::size_t>(
-             parse_integer("SHMCOLL_GATHER_PIPELINE_MIN_BYTES", v, 1, 1ll << 40));
-       }},
-      {"SHMCOLL_GATHER_PIPELINE_MAX_BYTES",
-       "the largest block such a team gathers through the slots (0: off)",
-       [](const Options& o) { return std::to_string(o.gather_pipeline_max_bytes); },
-       [](Options& o, const std::string& v) {
-         o.gather_pipeline_max_bytes = static_cast<std::size_t>(
-             parse_integer("SHMCOLL_GATHER_PIPELINE_MAX_BYTES", v, 0, 1ll << 40));
-       }},
       {"SHMCOLL_TEAM_CPUS",
        "CPUs the team counts on to tell whether it is oversubscribed (more ranks than CPUs); "
        "auto: those the ranks' affinity masks allow",

@@ -42,13 +42,7 @@ bool single_copy_block(const TeamShape& shape, Kind kind, std::uint64_t block_by
     const auto ranks = static_cast<std::uint64_t>(shape.size);
     return block_bytes >= (team_min + ranks - 1) / ranks;  // ranks x block, without overflow
   }
-  // A deep ring pipelines a gather's copy-in and copy-out at memcpy speed in a team of 2, where
-  // the sender and the root each have a CPU (Options::gather_pipeline_min_bytes for what the
-  // other collectives measured).
-  return !(kind == Kind::kGather && deep_ring(shape.slots, shape.slot_bytes) &&
-           !shape.oversubscribed && shape.size == 2 &&
-           block_bytes >= shape.gather_pipeline_min_bytes &&
-           block_bytes <= shape.gather_pipeline_max_bytes);
+  return true;
 }
 
 std::uint64_t single_copy_min_bytes(const Options& options, double cross_copy_cost) {

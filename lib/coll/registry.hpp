@@ -25,9 +25,8 @@
 // - The v-forms' size tables must fit in a writer's slots (table_fits); otherwise flat.
 //
 // Single copy (Choice::single_copy, broadcast, scatter and gather; the v-forms decide block by
-// block): from the single-copy size, where the team passed the probe, except a gather's blocks
-// from gather_pipeline_min_bytes to gather_pipeline_max_bytes in a team of 2 with a deep slot
-// ring, not oversubscribed (Options), except in teams of more than 2 ranks with a CPU each
+// block): from the single-copy size, where the team passed the probe, except in teams of more
+// than 2 ranks with a CPU each
 // (broadcast through the slots; scatter(v) and gather(v) blocks from a total size, Options::
 // scatter_single_copy_min_team_bytes), and except a broadcast in an
 // oversubscribed team (more ranks than CPUs). There every reader copies the same message, which
@@ -57,8 +56,6 @@ struct TeamShape {
   std::uint64_t gather_single_copy_min_team_bytes = 0;
   std::uint64_t slot_bytes = 0;
   std::uint32_t slots = 0;
-  std::uint64_t gather_pipeline_min_bytes = 0;  // see Options::gather_pipeline_min_bytes
-  std::uint64_t gather_pipeline_max_bytes = 0;  // see Options::gather_pipeline_max_bytes
   Algorithm bcast = Algorithm::kAuto, scatter = Algorithm::kAuto, gather = Algorithm::kAuto;
 };
 

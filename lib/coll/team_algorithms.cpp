@@ -48,8 +48,6 @@ registry::TeamShape TeamAlgorithms::make_shape(int root) {
           options.gather_single_copy_min_team_bytes,
           team_.slot_bytes(),
           team_.slots(),
-          options.gather_pipeline_min_bytes,
-          options.gather_pipeline_max_bytes,
           options.bcast_algorithm,
           options.scatter_algorithm,
           options.gather_algorithm};
@@ -112,14 +110,6 @@ std::string TeamAlgorithms::data_paths() const {
         "when ranks x block reaches " +
         std::to_string(options.scatter_single_copy_min_team_bytes) + " and " +
         std::to_string(options.gather_single_copy_min_team_bytes) + " bytes";
-  }
-  if (deep_ring && team_.size() == 2 &&
-      options.gather_pipeline_max_bytes >=
-          std::max<std::uint64_t>(options.gather_pipeline_min_bytes, single_copy_min_bytes_)) {
-    text += "; the slots again for gather from " +
-            std::to_string(options.gather_pipeline_min_bytes) + " to " +
-            std::to_string(options.gather_pipeline_max_bytes) +
-            " bytes (1 MiB of slots per rank pipelines copy-in and copy-out)";
   }
   return text + shared_copy;
 }

@@ -51,8 +51,6 @@ struct JoinInfo {
   std::uint64_t oversubscribed_gather_single_copy_min_bytes = 0;
   std::uint64_t scatter_single_copy_min_team_bytes = 0;
   std::uint64_t gather_single_copy_min_team_bytes = 0;
-  std::uint64_t gather_pipeline_min_bytes = 0;
-  std::uint64_t gather_pipeline_max_bytes = 0;
   std::uint64_t probe_word = 0;    // address of this process's copy::ProbeWord
   std::uint64_t parked_nonce = 0;  // the segment this rank offers for reuse, 0 for none
   cpu_set_t cpus{};  // where this rank may run, to tell whether the team is oversubscribed
@@ -139,8 +137,6 @@ void TeamImpl::form(Bootstrap& bootstrap) {
         options_.oversubscribed_gather_single_copy_min_bytes;
     mine.scatter_single_copy_min_team_bytes = options_.scatter_single_copy_min_team_bytes;
     mine.gather_single_copy_min_team_bytes = options_.gather_single_copy_min_team_bytes;
-    mine.gather_pipeline_min_bytes = options_.gather_pipeline_min_bytes;
-    mine.gather_pipeline_max_bytes = options_.gather_pipeline_max_bytes;
     mine.verbose = options_.verbose ? 1 : 0;
     mine.team_cpus = static_cast<std::uint32_t>(options_.team_cpus);
     mine.nonce = segment::random_nonce();
@@ -190,8 +186,6 @@ void TeamImpl::form(Bootstrap& bootstrap) {
       creator.oversubscribed_gather_single_copy_min_bytes;
   options_.scatter_single_copy_min_team_bytes = creator.scatter_single_copy_min_team_bytes;
   options_.gather_single_copy_min_team_bytes = creator.gather_single_copy_min_team_bytes;
-  options_.gather_pipeline_min_bytes = creator.gather_pipeline_min_bytes;
-  options_.gather_pipeline_max_bytes = creator.gather_pipeline_max_bytes;
   options_.verbose = creator.verbose != 0;
   pids_.resize(static_cast<std::size_t>(size_));
   cpu_set_t team_cpus;
