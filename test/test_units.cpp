@@ -332,12 +332,12 @@ TEST_CASE("options: the default ring is 1 MiB per rank up to 8 ranks, 4 slots ab
 TEST_CASE("algorithm registry: slow cross-memory attach starts the single copy later") {
   Options o;
   o.single_copy_min_bytes = 16384;
-  o.slow_cma_single_copy_min_bytes = 131072;
   using registry::single_copy_min_bytes;
+  constexpr std::uint64_t kSlow = registry::kSlowCrossCopySingleCopyMinBytes;
   CHECK(single_copy_min_bytes(o, 0) == 16384);  // not measured
   CHECK(single_copy_min_bytes(o, 1.8) == 16384);
-  CHECK(single_copy_min_bytes(o, Options::kSlowCrossCopyCost) == 131072);
-  CHECK(single_copy_min_bytes(o, 4.5) == 131072);
+  CHECK(single_copy_min_bytes(o, Options::kSlowCrossCopyCost) == kSlow);
+  CHECK(single_copy_min_bytes(o, 4.5) == kSlow);
   o.single_copy_min_bytes = 1 << 20;  // a larger minimum stays
   CHECK(single_copy_min_bytes(o, 4.5) == 1 << 20);
   o.single_copy_min_bytes = 16384;

@@ -68,10 +68,6 @@ void print_algorithms(const shmcoll::Options& options, int ranks,
           ? shmcoll::copy::measure_cross_copy_cost(shmcoll::Options::kSlowCrossCopyCost)
           : 0;
   shape.single_copy_min_bytes = shmcoll::registry::single_copy_min_bytes(options, cross_copy_cost);
-  shape.oversubscribed_bcast_single_copy_min_bytes =
-      options.oversubscribed_bcast_single_copy_min_bytes;
-  shape.oversubscribed_gather_single_copy_min_bytes =
-      options.oversubscribed_gather_single_copy_min_bytes;
   shape.scatter_single_copy_min_team_bytes = options.scatter_single_copy_min_team_bytes;
   shape.gather_single_copy_min_team_bytes = options.gather_single_copy_min_team_bytes;
   shape.slot_bytes = (options.slot_bytes + 63) / 64 * 64;

@@ -66,27 +66,16 @@ struct SHMCOLL_API Options {
   Algorithm gather_algorithm = Algorithm::kAuto;   // gather and gatherv
   SingleCopy single_copy = SingleCopy::kAuto;
   // Per-rank block size (bytes) from which flat broadcast, scatter and gather use the single
-  // copy, when the team has it. Below it the slots win: no system call per transfer.
-  // Oversubscribed teams gather with it later (oversubscribed_gather_single_copy_min_bytes);
-  // larger teams use the *_min_team_bytes below. Every default of this struct and the
-  // measurement behind it: docs/tuning.md.
+  // copy, when the team has it. Below it the slots win: no system call per transfer. Where
+  // cross-memory attach measures slow, and in oversubscribed teams, the registry starts later
+  // (lib/coll/registry.hpp); larger teams use the *_min_team_bytes below. Every default of this
+  // struct and the measurement behind it: docs/tuning.md.
   std::size_t single_copy_min_bytes = 16 * 1024;
-  // The same minimum where cross-memory attach is slow: where rank 0 measured it at
-  // kSlowCrossCopyCost times memcpy's cost per byte or more when the team formed, the single
-  // copy starts from this size instead, if it is larger (SHMCOLL_SINGLE_COPY=auto). There each
-  // system call pins the peer's 4 KiB pages one by one, and a cooperative copy, each core moving
-  // its part at a third of memcpy's speed or less, loses to the slots' copy-in and copy-out
-  // until the buffers are on huge pages (huge_pages) and the blocks are large.
-  std::size_t slow_cma_single_copy_min_bytes = 256 * 1024;
-  // Each core of a cooperative copy, moving its part at 1/cost of memcpy's speed, loses to the
-  // slots' two pipelined copies at memcpy's speed from a cost of 2; 2.5 lies between the
-  // machines measured so far (docs/tuning.md), away from both kinds.
+  // Cross-memory attach is slow from this cost per byte, in multiples of memcpy's (measured by
+  // rank 0 when a team forms): each core of a cooperative copy, moving its part at 1/cost of
+  // memcpy's speed, loses to the slots' two pipelined copies at memcpy's speed from a cost of 2;
+  // 2.5 lies between the machines measured so far (docs/tuning.md), away from both kinds.
   static constexpr double kSlowCrossCopyCost = 2.5;
-  // Per-rank block size from which gather and gatherv use the single copy in a team with more
-  // ranks than CPUs (SHMCOLL_SINGLE_COPY=auto; broadcast has its own rule below), if it is also
-  // single_copy_min_bytes or more. There the root takes no share of the copies and waits for
-  // each sender's in that sender's time slice. Scatter(v) keeps single_copy_min_bytes.
-  std::size_t oversubscribed_gather_single_copy_min_bytes = 32 * 1024;
   // Per-rank block size from which broadcast, scatter and gather copy straight between the
   // ranks' buffers with memcpy where every rank's buffer lies in one shared allocation
   // (Team::allocate_shared, adopt_shared: an MPI-3 shared window), as far as the single copy
@@ -95,13 +84,6 @@ struct SHMCOLL_API Options {
   // `single_copy` says; in teams other than 2 ranks with a CPU each, only the blocks the single
   // copy would take (TeamImpl::shared_copy_for).
   std::size_t shared_copy_min_bytes = 4 * 1024;
-  // Message size from which a broadcast in an oversubscribed team (more ranks than CPUs) uses
-  // the single copy under SHMCOLL_SINGLE_COPY=auto. Each peer then copies the whole message
-  // straight from the root's buffer in its own time slice; below it, the slots win (the root
-  // writes each chunk once and the peers read it while it is in cache). A message the team's
-  // slot ring holds keeps the slots whatever this says: the root then writes it without
-  // waiting for a reader (registry::single_copy_block).
-  std::size_t oversubscribed_bcast_single_copy_min_bytes = 1024 * 1024;
   // Teams of more than 2 ranks with a CPU each (not oversubscribed): a scatter(v) or gather(v)
   // block takes the single copy only when the ranks together move this much (ranks x block);
   // a broadcast always takes the slots there (all readers copy the root's same pages), and

@@ -127,9 +127,9 @@ const std::vector<Row>& rows() {
       {"SHMCOLL_SINGLE_COPY",
        "auto: messages of SHMCOLL_SINGLE_COPY_MIN_BYTES and more per rank move with one copy "
        "between the ranks' buffers (cross-memory attach) when every pair of ranks may use it; "
-       "in a team with more ranks than CPUs a broadcast only from "
-       "SHMCOLL_OVERSUBSCRIBED_BCAST_SINGLE_COPY_MIN_BYTES, gather(v) blocks from "
-       "SHMCOLL_OVERSUBSCRIBED_GATHER_SINGLE_COPY_MIN_BYTES; in a team of more than 2 ranks with "
+       "from 256 KiB where cross-memory attach measures slow when the team forms; in a team with "
+       "more ranks than CPUs a broadcast only from 1 MiB and past the slot ring, gather(v) "
+       "blocks from 32 KiB; in a team of more than 2 ranks with "
        "a CPU each, never a broadcast, and scatter(v) and gather(v) blocks from "
        "SHMCOLL_{SCATTER,GATHER}_SINGLE_COPY_MIN_TEAM_BYTES; always: from "
        "SHMCOLL_SINGLE_COPY_MIN_BYTES without those exceptions; off: never (the slots, or a "
@@ -157,15 +157,6 @@ const std::vector<Row>& rows() {
          o.single_copy_min_bytes = static_cast<std::size_t>(
              parse_integer("SHMCOLL_SINGLE_COPY_MIN_BYTES", v, 1, 1ll << 40));
        }},
-      {"SHMCOLL_SLOW_CMA_SINGLE_COPY_MIN_BYTES",
-       "block size per rank from which the single copy starts instead, if larger, where "
-       "cross-memory attach measured at 2.5x memcpy's cost or more when the team formed "
-       "(SHMCOLL_SINGLE_COPY=auto)",
-       [](const Options& o) { return std::to_string(o.slow_cma_single_copy_min_bytes); },
-       [](Options& o, const std::string& v) {
-         o.slow_cma_single_copy_min_bytes = static_cast<std::size_t>(
-             parse_integer("SHMCOLL_SLOW_CMA_SINGLE_COPY_MIN_BYTES", v, 1, 1ll << 40));
-       }},
       {"SHMCOLL_SHARED_COPY_MIN_BYTES",
        "block size per rank from which broadcast, scatter and gather whose root and other ranks "
        "(the v-forms: the root and that block's rank) pass buffers inside one shared allocation "
@@ -190,27 +181,6 @@ const std::vector<Row>& rows() {
        [](Options& o, const std::string& v) {
          o.gather_single_copy_min_team_bytes = static_cast<std::size_t>(
              parse_integer("SHMCOLL_GATHER_SINGLE_COPY_MIN_TEAM_BYTES", v, 1, 1ll << 50));
-       }},
-      {"SHMCOLL_OVERSUBSCRIBED_GATHER_SINGLE_COPY_MIN_BYTES",
-       "block size per rank from which gather and gatherv use the single copy in a team with "
-       "more ranks than CPUs (SHMCOLL_SINGLE_COPY=auto), if it is also "
-       "SHMCOLL_SINGLE_COPY_MIN_BYTES or more",
-       [](const Options& o) {
-         return std::to_string(o.oversubscribed_gather_single_copy_min_bytes);
-       },
-       [](Options& o, const std::string& v) {
-         o.oversubscribed_gather_single_copy_min_bytes = static_cast<std::size_t>(
-             parse_integer("SHMCOLL_OVERSUBSCRIBED_GATHER_SINGLE_COPY_MIN_BYTES", v, 1, 1ll << 40));
-       }},
-      {"SHMCOLL_OVERSUBSCRIBED_BCAST_SINGLE_COPY_MIN_BYTES",
-       "message size from which a broadcast uses the single copy in a team with more ranks than "
-       "CPUs (SHMCOLL_SINGLE_COPY=auto), if it is also larger than the slot ring of a rank",
-       [](const Options& o) {
-         return std::to_string(o.oversubscribed_bcast_single_copy_min_bytes);
-       },
-       [](Options& o, const std::string& v) {
-         o.oversubscribed_bcast_single_copy_min_bytes = static_cast<std::size_t>(
-             parse_integer("SHMCOLL_OVERSUBSCRIBED_BCAST_SINGLE_COPY_MIN_BYTES", v, 1, 1ll << 40));
        }},
       {"SHMCOLL_TEAM_CPUS",
        "CPUs the team counts on to tell whether it is oversubscribed (more ranks than CPUs); "

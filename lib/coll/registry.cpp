@@ -18,14 +18,13 @@ bool single_copy_block(const TeamShape& shape, Kind kind, std::uint64_t block_by
   // In an oversubscribed team every peer of a broadcast copies the whole message from the root
   // in its own time slice; only large messages gain over the slots' cached chunks, and only
   // those the slot ring cannot hold: a message that fits, the root writes without waiting for
-  // any reader, and each reader copies it at memcpy speed when its turn comes (docs/tuning.md,
-  // SHMCOLL_OVERSUBSCRIBED_BCAST_SINGLE_COPY_MIN_BYTES).
+  // any reader, and each reader copies it at memcpy speed when its turn comes (docs/tuning.md).
   if (kind == Kind::kBcast && shape.oversubscribed)
     return block_bytes >= shape.oversubscribed_bcast_single_copy_min_bytes &&
            block_bytes > std::uint64_t{shape.slots} * shape.slot_bytes;
   // Gather in an oversubscribed team: without the root's share, the root waits for each
   // sender's copy in that sender's time slice, and the single copy starts paying later
-  // (Options::oversubscribed_gather_single_copy_min_bytes).
+  // (kOversubscribedGatherSingleCopyMinBytes).
   const bool gather = kind == Kind::kGather || kind == Kind::kGatherv;
   if (gather && shape.oversubscribed &&
       block_bytes < shape.oversubscribed_gather_single_copy_min_bytes)
@@ -48,8 +47,7 @@ bool single_copy_block(const TeamShape& shape, Kind kind, std::uint64_t block_by
 std::uint64_t single_copy_min_bytes(const Options& options, double cross_copy_cost) {
   if (options.single_copy != SingleCopy::kAuto || cross_copy_cost < Options::kSlowCrossCopyCost)
     return options.single_copy_min_bytes;
-  return std::max<std::uint64_t>(options.single_copy_min_bytes,
-                                 options.slow_cma_single_copy_min_bytes);
+  return std::max<std::uint64_t>(options.single_copy_min_bytes, kSlowCrossCopySingleCopyMinBytes);
 }
 
 std::uint64_t v_form_single_copy_from(const TeamShape& shape, Kind kind, std::uint64_t max_bytes) {

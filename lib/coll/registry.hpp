@@ -41,6 +41,22 @@
 
 namespace shmcoll::registry {
 
+// The single copy's minimum block where cross-memory attach is slow: where rank 0 measured it
+// at Options::kSlowCrossCopyCost times memcpy's cost per byte or more when the team formed, the
+// single copy starts from this size instead, if it is larger (SHMCOLL_SINGLE_COPY=auto). There
+// each system call pins the peer's 4 KiB pages one by one, and a cooperative copy, each core
+// moving its part at a third of memcpy's speed or less, loses to the slots' copy-in and
+// copy-out until the buffers are on huge pages and the blocks are large.
+inline constexpr std::uint64_t kSlowCrossCopySingleCopyMinBytes = 256 * 1024;
+// In a team with more ranks than CPUs (SHMCOLL_SINGLE_COPY=auto), where no rank waits for
+// another's copy: gather(v) blocks take the single copy from this size (if also the general
+// minimum or more), since the root takes no share and waits for each sender's copy in that
+// sender's time slice; a broadcast from the larger size (and past the slot ring), since each
+// peer copies the whole message straight from the root's buffer in its own time slice while
+// the slots' chunks stay hot in cache. docs/tuning.md has the measurements.
+inline constexpr std::uint64_t kOversubscribedGatherSingleCopyMinBytes = 32 * 1024;
+inline constexpr std::uint64_t kOversubscribedBcastSingleCopyMinBytes = 1024 * 1024;
+
 // What the choice depends on, the same on every rank (TeamImpl::shape(root)).
 struct TeamShape {
   int size = 1;
@@ -50,9 +66,10 @@ struct TeamShape {
   bool oversubscribed = false;      // more ranks than the CPUs they may run on, together
   bool single_copy_always = false;  // SHMCOLL_SINGLE_COPY=always: no exception for broadcast
   std::uint64_t single_copy_min_bytes = 0;
-  std::uint64_t oversubscribed_bcast_single_copy_min_bytes = 0;
-  std::uint64_t oversubscribed_gather_single_copy_min_bytes = 0;  // see Options
-  std::uint64_t scatter_single_copy_min_team_bytes = 0;           // see Options
+  std::uint64_t oversubscribed_bcast_single_copy_min_bytes = kOversubscribedBcastSingleCopyMinBytes;
+  std::uint64_t oversubscribed_gather_single_copy_min_bytes =
+      kOversubscribedGatherSingleCopyMinBytes;
+  std::uint64_t scatter_single_copy_min_team_bytes = 0;  // see Options
   std::uint64_t gather_single_copy_min_team_bytes = 0;
   std::uint64_t slot_bytes = 0;
   std::uint32_t slots = 0;
@@ -79,7 +96,7 @@ std::uint64_t v_form_single_copy_from(const TeamShape& shape, Kind kind, std::ui
 
 // The block size from which the single copy starts in a team whose rank 0 measured cross-memory
 // attach at `cross_copy_cost` times memcpy's cost (0: not measured): Options::
-// single_copy_min_bytes, raised to slow_cma_single_copy_min_bytes where the cost is
+// single_copy_min_bytes, raised to kSlowCrossCopySingleCopyMinBytes where the cost is
 // Options::kSlowCrossCopyCost or more and SHMCOLL_SINGLE_COPY is auto.
 std::uint64_t single_copy_min_bytes(const Options& options, double cross_copy_cost);
 

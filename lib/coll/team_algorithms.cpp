@@ -42,8 +42,8 @@ registry::TeamShape TeamAlgorithms::make_shape(int root) {
           team_.oversubscribed(),
           options.single_copy == SingleCopy::kAlways,
           single_copy_min_bytes_,
-          options.oversubscribed_bcast_single_copy_min_bytes,
-          options.oversubscribed_gather_single_copy_min_bytes,
+          registry::kOversubscribedBcastSingleCopyMinBytes,
+          registry::kOversubscribedGatherSingleCopyMinBytes,
           options.scatter_single_copy_min_team_bytes,
           options.gather_single_copy_min_team_bytes,
           team_.slot_bytes(),
@@ -88,16 +88,16 @@ std::string TeamAlgorithms::data_paths() const {
     if (single_copy_min_bytes_ != options.single_copy_min_bytes)
       text += "; from " + std::to_string(single_copy_min_bytes_) + " instead of " +
               std::to_string(options.single_copy_min_bytes) +
-              " bytes: cross-memory attach is slow here (SHMCOLL_SLOW_CMA_SINGLE_COPY_MIN_BYTES)";
+              " bytes: cross-memory attach is slow here";
   }
   if (options.single_copy == SingleCopy::kAlways) return text + shared_copy;
   if (team_.oversubscribed()) {
     // registry::single_copy_block: from the larger minimum, and past the slot ring.
     const std::uint64_t ring = std::uint64_t{team_.slots()} * team_.slot_bytes();
     const std::uint64_t from = std::max<std::uint64_t>(
-        {single_copy_min_bytes_, options.oversubscribed_bcast_single_copy_min_bytes, ring + 1});
+        {single_copy_min_bytes_, registry::kOversubscribedBcastSingleCopyMinBytes, ring + 1});
     const std::uint64_t gather_from = std::max<std::uint64_t>(
-        single_copy_min_bytes_, options.oversubscribed_gather_single_copy_min_bytes);
+        single_copy_min_bytes_, registry::kOversubscribedGatherSingleCopyMinBytes);
     return text + ", for gather(v) blocks from " + std::to_string(gather_from) +
            " bytes and for broadcast from " + std::to_string(from) +
            " bytes (the team is oversubscribed; a message its slot ring holds keeps the slots)" +

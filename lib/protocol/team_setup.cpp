@@ -45,10 +45,7 @@ struct JoinInfo {
   std::uint32_t verbose = 0;
   std::uint32_t team_cpus = 0;
   std::uint64_t single_copy_min_bytes = 0;
-  std::uint64_t slow_cma_single_copy_min_bytes = 0;
   std::uint64_t shared_copy_min_bytes = 0;
-  std::uint64_t oversubscribed_bcast_single_copy_min_bytes = 0;
-  std::uint64_t oversubscribed_gather_single_copy_min_bytes = 0;
   std::uint64_t scatter_single_copy_min_team_bytes = 0;
   std::uint64_t gather_single_copy_min_team_bytes = 0;
   std::uint64_t probe_word = 0;    // address of this process's copy::ProbeWord
@@ -129,12 +126,7 @@ void TeamImpl::form(Bootstrap& bootstrap) {
     mine.gather_algorithm = static_cast<std::uint32_t>(options_.gather_algorithm);
     mine.single_copy = static_cast<std::uint32_t>(options_.single_copy);
     mine.single_copy_min_bytes = options_.single_copy_min_bytes;
-    mine.slow_cma_single_copy_min_bytes = options_.slow_cma_single_copy_min_bytes;
     mine.shared_copy_min_bytes = options_.shared_copy_min_bytes;
-    mine.oversubscribed_bcast_single_copy_min_bytes =
-        options_.oversubscribed_bcast_single_copy_min_bytes;
-    mine.oversubscribed_gather_single_copy_min_bytes =
-        options_.oversubscribed_gather_single_copy_min_bytes;
     mine.scatter_single_copy_min_team_bytes = options_.scatter_single_copy_min_team_bytes;
     mine.gather_single_copy_min_team_bytes = options_.gather_single_copy_min_team_bytes;
     mine.verbose = options_.verbose ? 1 : 0;
@@ -178,12 +170,7 @@ void TeamImpl::form(Bootstrap& bootstrap) {
   options_.gather_algorithm = static_cast<Algorithm>(creator.gather_algorithm);
   options_.single_copy = static_cast<SingleCopy>(creator.single_copy);
   options_.single_copy_min_bytes = creator.single_copy_min_bytes;
-  options_.slow_cma_single_copy_min_bytes = creator.slow_cma_single_copy_min_bytes;
   options_.shared_copy_min_bytes = creator.shared_copy_min_bytes;
-  options_.oversubscribed_bcast_single_copy_min_bytes =
-      creator.oversubscribed_bcast_single_copy_min_bytes;
-  options_.oversubscribed_gather_single_copy_min_bytes =
-      creator.oversubscribed_gather_single_copy_min_bytes;
   options_.scatter_single_copy_min_team_bytes = creator.scatter_single_copy_min_team_bytes;
   options_.gather_single_copy_min_team_bytes = creator.gather_single_copy_min_team_bytes;
   options_.verbose = creator.verbose != 0;
