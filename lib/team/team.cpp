@@ -9,11 +9,8 @@
 #include "coll/barrier.hpp"
 #include "coll/bcast/bcast.hpp"
 #include "coll/gather/gather.hpp"
-#include "coll/gatherv/gatherv.hpp"
-#include "coll/gatherv/gatherv_sender.hpp"
+#include "coll/operation_choice.hpp"
 #include "coll/scatter/scatter.hpp"
-#include "coll/scatterv/scatterv.hpp"
-#include "coll/scatterv/scatterv_inline.hpp"
 #include "coll/team_algorithms.hpp"
 #include "protocol/team_impl.hpp"
 #include "team/progress_engine.hpp"
@@ -126,24 +123,18 @@ void Team::scatter(const void* sendbuf, Count sendcount, Datatype sendtype, InPl
 void Team::scatterv(const void* sendbuf, std::span<const Count> sendcounts,
                     std::span<const Count> displs, Datatype sendtype, void* recvbuf,
                     Count recvcount, Datatype recvtype, int root) {
-  if (InlineScattervOp::fits(*algorithms_, sendcounts, sendtype, recvcount, recvtype, root)) {
-    run_op<InlineScattervOp>(*algorithms_, *engine_, sendbuf, sendcounts, displs, sendtype, recvbuf,
-                             recvcount, recvtype, false, root);
-    return;
-  }
-  run_op<ScattervOp>(*algorithms_, *engine_, sendbuf, sendcounts, displs, sendtype, recvbuf,
-                     recvcount, recvtype, false, root);
+  choose_scatterv_op(*algorithms_, sendcounts, sendtype, recvcount, recvtype, root, [&](auto op) {
+    run_op<typename decltype(op)::type>(*algorithms_, *engine_, sendbuf, sendcounts, displs,
+                                        sendtype, recvbuf, recvcount, recvtype, false, root);
+  });
 }
 
 void Team::scatterv(const void* sendbuf, std::span<const Count> sendcounts,
                     std::span<const Count> displs, Datatype sendtype, InPlace, int root) {
-  if (InlineScattervOp::fits(*algorithms_, sendcounts, sendtype, 0, sendtype, root)) {
-    run_op<InlineScattervOp>(*algorithms_, *engine_, sendbuf, sendcounts, displs, sendtype, nullptr,
-                             Count{0}, sendtype, true, root);
-    return;
-  }
-  run_op<ScattervOp>(*algorithms_, *engine_, sendbuf, sendcounts, displs, sendtype, nullptr,
-                     Count{0}, sendtype, true, root);
+  choose_scatterv_op(*algorithms_, sendcounts, sendtype, 0, sendtype, root, [&](auto op) {
+    run_op<typename decltype(op)::type>(*algorithms_, *engine_, sendbuf, sendcounts, displs,
+                                        sendtype, nullptr, Count{0}, sendtype, true, root);
+  });
 }
 
 void Team::gather(const void* sendbuf, Count sendcount, Datatype sendtype, void* recvbuf,
@@ -160,12 +151,10 @@ void Team::gather(InPlace, void* recvbuf, Count recvcount, Datatype recvtype, in
 void Team::gatherv(const void* sendbuf, Count sendcount, Datatype sendtype, void* recvbuf,
                    std::span<const Count> recvcounts, std::span<const Count> displs,
                    Datatype recvtype, int root) {
-  if (GathervSenderOp::fits(*algorithms_, sendbuf, sendcount, sendtype, root)) {
-    run_op<GathervSenderOp>(*algorithms_, *engine_, sendbuf, sendcount, sendtype, root);
-    return;
-  }
-  run_op<GathervOp>(*algorithms_, *engine_, sendbuf, sendcount, sendtype, recvbuf, recvcounts,
-                    displs, recvtype, false, root);
+  choose_gatherv_op(*algorithms_, sendbuf, sendcount, sendtype, root, [&](auto op) {
+    run_op<typename decltype(op)::type>(*algorithms_, *engine_, sendbuf, sendcount, sendtype,
+                                        recvbuf, recvcounts, displs, recvtype, false, root);
+  });
 }
 
 void Team::gatherv(InPlace, void* recvbuf, std::span<const Count> recvcounts,
@@ -192,14 +181,21 @@ Request Team::iscatter(const void* sendbuf, Count sendcount, Datatype sendtype, 
 Request Team::iscatterv(const void* sendbuf, std::span<const Count> sendcounts,
                         std::span<const Count> displs, Datatype sendtype, void* recvbuf,
                         Count recvcount, Datatype recvtype, int root) {
-  return start_op<ScattervOp>(*algorithms_, *engine_, sendbuf, sendcounts, displs, sendtype,
-                              recvbuf, recvcount, recvtype, false, root);
+  return choose_scatterv_op(
+      *algorithms_, sendcounts, sendtype, recvcount, recvtype, root, [&](auto op) {
+        return start_op<typename decltype(op)::type>(*algorithms_, *engine_, sendbuf, sendcounts,
+                                                     displs, sendtype, recvbuf, recvcount, recvtype,
+                                                     false, root);
+      });
 }
 
 Request Team::iscatterv(const void* sendbuf, std::span<const Count> sendcounts,
                         std::span<const Count> displs, Datatype sendtype, InPlace, int root) {
-  return start_op<ScattervOp>(*algorithms_, *engine_, sendbuf, sendcounts, displs, sendtype,
-                              nullptr, Count{0}, sendtype, true, root);
+  return choose_scatterv_op(*algorithms_, sendcounts, sendtype, 0, sendtype, root, [&](auto op) {
+    return start_op<typename decltype(op)::type>(*algorithms_, *engine_, sendbuf, sendcounts,
+                                                 displs, sendtype, nullptr, Count{0}, sendtype,
+                                                 true, root);
+  });
 }
 
 Request Team::igather(const void* sendbuf, Count sendcount, Datatype sendtype, void* recvbuf,
@@ -216,8 +212,11 @@ Request Team::igather(InPlace, void* recvbuf, Count recvcount, Datatype recvtype
 Request Team::igatherv(const void* sendbuf, Count sendcount, Datatype sendtype, void* recvbuf,
                        std::span<const Count> recvcounts, std::span<const Count> displs,
                        Datatype recvtype, int root) {
-  return start_op<GathervOp>(*algorithms_, *engine_, sendbuf, sendcount, sendtype, recvbuf,
-                             recvcounts, displs, recvtype, false, root);
+  return choose_gatherv_op(*algorithms_, sendbuf, sendcount, sendtype, root, [&](auto op) {
+    return start_op<typename decltype(op)::type>(*algorithms_, *engine_, sendbuf, sendcount,
+                                                 sendtype, recvbuf, recvcounts, displs, recvtype,
+                                                 false, root);
+  });
 }
 
 Request Team::igatherv(InPlace, void* recvbuf, std::span<const Count> recvcounts,

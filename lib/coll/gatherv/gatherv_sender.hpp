@@ -6,6 +6,8 @@
 // The root reads the stream whichever class wrote it, so each sender picks its path alone.
 #pragma once
 
+#include <span>
+
 #include "coll/algorithm_op.hpp"
 #include "coll/published_sizes.hpp"
 #include "protocol/stream.hpp"
@@ -23,6 +25,11 @@ class GathervSenderOp final : public AlgorithmOp {
 
   GathervSenderOp(TeamAlgorithms& algorithms, const void* sendbuf, Count sendcount,
                   Datatype sendtype, int root);
+  // GathervOp's arguments: the root-only ones mean nothing to a sender (MPI ignores them).
+  GathervSenderOp(TeamAlgorithms& algorithms, const void* sendbuf, Count sendcount,
+                  Datatype sendtype, void*, std::span<const Count>, std::span<const Count>,
+                  Datatype, bool, int root)
+      : GathervSenderOp(algorithms, sendbuf, sendcount, sendtype, root) {}
 
  private:
   bool advance_data(sync::WaitTarget& blocked_on) override;
