@@ -25,6 +25,7 @@ using sync::now_ns;
 
 TeamImpl::TeamImpl(Bootstrap& bootstrap, const Options& options) : options_(options) {
   rank_ = bootstrap.rank();
+  failures_.set_rank(rank_);
   size_ = bootstrap.size();
   form(bootstrap);  // team_setup.cpp
   slot_records_.resize(slots());
@@ -75,8 +76,8 @@ void TeamImpl::leave() {
   const std::uint64_t mine = op_ + 1;
   // release: pairs with the acquire below on the ranks that leave later.
   area(rank_).progress().left_after.store(mine, std::memory_order_release);
-  if (aborted_) return;  // this rank has raised the team's error already
-  check_aborted();       // one a peer found that this rank has not heard of
+  if (failures_.failed()) return;  // this rank has raised the team's error already
+  check_aborted();                 // one a peer found that this rank has not heard of
   // The count each rank left with, as far as this rank knows: its own and those that left.
   std::map<std::uint64_t, std::vector<int>> ranks_by_count;
   for (int r = 0; r < size_; ++r) {
@@ -196,63 +197,9 @@ bool TeamImpl::wait(const sync::WaitTarget& target, std::int64_t deadline_ns) {
   return sync::wait_for(target, area(target.peer).wake(), policy_, *this, deadline_ns);
 }
 
-void TeamImpl::fail(Status status, const std::string& message, Cause cause) {
-  record_abort(status, message, cause);
-  throw_error(status, message, cause);
-}
-
-void TeamImpl::record_abort(Status status, const std::string& message, Cause cause) {
-  current_ = nullptr;
-  if (aborted_) return;
-  aborted_ = true;
-  abort_status_ = status;
-  abort_cause_ = cause;
-  abort_message_ = message;
-  segment::AbortRecord& record = segment_.abort_record();
-  std::uint32_t expected = segment::AbortRecord::kClear;
-  // acq_rel CAS: exactly one rank wins the right to write the record.
-  if (record.state.compare_exchange_strong(expected, segment::AbortRecord::kWriting,
-                                           std::memory_order_acq_rel)) {
-    record.rank = rank_;
-    record.status = static_cast<std::int32_t>(status);
-    record.cause = static_cast<std::int32_t>(cause);
-    std::snprintf(record.message, sizeof record.message, "%s", message.c_str());
-    // release: the fields above are visible to any rank that acquires kSet.
-    record.state.store(segment::AbortRecord::kSet, std::memory_order_release);
-  }
-  // Sleepers re-check the abort record when woken.
-  for (int r = 0; r < size_; ++r) sync::wake_everyone(area(r).wake());
-}
-
-bool TeamImpl::abort_recorded() {
-  return aborted_ || segment_.abort_record().state.load(std::memory_order_relaxed) !=
-                         segment::AbortRecord::kClear;
-}
-
-bool TeamImpl::peer_alive(int r) const { return sync::process_alive(pid(r)); }
-
 void TeamImpl::raise_abort() {
-  if (aborted_) throw_error(abort_status_, abort_message_, abort_cause_);
-  segment::AbortRecord& record = segment_.abort_record();
-  // acquire: pairs with the release of kSet in record_abort.
-  std::uint32_t state = record.state.load(std::memory_order_acquire);
-  // Another rank won the record and is writing it (it may be descheduled right now): its error
-  // is the team's, so wait for the message rather than report something else. Bounded, in case
-  // the writer dies between the two stores.
-  for (int i = 0; state == segment::AbortRecord::kWriting && i < 100000; ++i) {
-    sched_yield();
-    state = record.state.load(std::memory_order_acquire);
-  }
-  aborted_ = true;
   current_ = nullptr;
-  abort_status_ = static_cast<Status>(record.status);
-  abort_cause_ = record.cause > 0 && record.cause < kCauseCount ? static_cast<Cause>(record.cause)
-                                                                : Cause::kUnspecified;
-  char text[sizeof record.message];
-  std::memcpy(text, record.message, sizeof text);
-  text[sizeof text - 1] = '\0';
-  abort_message_ = std::string(text) + " [reported by rank " + std::to_string(record.rank) + "]";
-  throw_error(abort_status_, abort_message_, abort_cause_);
+  failures_.raise();
 }
 
 void TeamImpl::on_slow_wait(const sync::WaitTarget& target, std::int64_t waited_ns) {
@@ -262,38 +209,15 @@ void TeamImpl::on_slow_wait(const sync::WaitTarget& target, std::int64_t waited_
     // may have been met since the waiter last looked: then it ends normally, and the abort is
     // raised by the first wait that is not met, at the latest in this rank's next call.
     std::atomic_thread_fence(std::memory_order_acquire);
-    if (!aborted_ && sync::reached(target)) return;
+    if (!failures_.failed() && sync::reached(target)) return;
     check_aborted();
   }
   if (current_ != nullptr) check_peer_in_slow_wait(target);
-  const std::int64_t now = now_ns();
-  if (now - last_liveness_check_ns_ >= policy_.sleep_slice_ns) {
-    last_liveness_check_ns_ = now;
-    const int peer = target.peer;
-    if (!peer_alive(peer)) {
-      // What the peer published before it died may be all this wait needs (it passed a barrier
-      // and died in the next operation): then this wait ends normally and the next one on that
-      // peer reports it.
-      if (sync::reached(target)) return;
-      // A peer that exited after the team was aborted is a consequence, not the cause.
-      check_aborted();
-      fail(Status::kPeerFailed,
-           "rank " + std::to_string(peer) + " (pid " + std::to_string(pid(peer)) +
-               ") died while rank " + std::to_string(rank_) + " waited for it" +
-               (current_ ? std::string(" in ") + kind_name(current_->signature().kind) +
-                               " (operation #" + std::to_string(current_->op()) + ")"
-                         : std::string()));
-    }
-  }
-  if (waited_ns > static_cast<std::int64_t>(options_.timeout_s * 1e9)) {
-    fail(Status::kTimeout,
-         "rank " + std::to_string(rank_) + " waited more than " +
-             std::to_string(options_.timeout_s) + " s for rank " + std::to_string(target.peer) +
-             (current_ ? std::string(" in ") + kind_name(current_->signature().kind) +
-                             " (operation #" + std::to_string(current_->op()) + ")"
-                       : std::string()) +
-             "; raise SHMCOLL_TIMEOUT if that rank is merely slow");
-  }
+  failures_.bound_wait(target, waited_ns, policy_.sleep_slice_ns, options_.timeout_s, [this] {
+    return current_ ? std::string(" in ") + kind_name(current_->signature().kind) +
+                          " (operation #" + std::to_string(current_->op()) + ")"
+                    : std::string();
+  });
 }
 
 void TeamImpl::check_peer_in_slow_wait(const sync::WaitTarget& target) {

@@ -1,5 +1,6 @@
-// The state of one rank's membership in a team: the mapped segment, the operation counter, the
-// writer-side slot records, and the slow-path checks that keep every wait bounded.
+// The state of one rank's membership in a team: the mapped segment, the operation counter and
+// the arrivals, the writer-side slot records, and what a slow wait checks about the operation
+// it waits in. How the team fails, and the bounds of every wait, are its FailureDomain's.
 #pragma once
 
 #include <sys/types.h>
@@ -13,6 +14,7 @@
 
 #include "copy/huge_pages.hpp"
 #include "copy/staging_buffer.hpp"
+#include "protocol/failure_domain.hpp"
 #include "protocol/shared_buffers.hpp"
 #include "protocol/signature.hpp"
 #include "segment/parked_segment.hpp"
@@ -134,19 +136,23 @@ class TeamImpl final : public sync::WaitObserver {
 
   // Marks the team aborted for every rank (first error wins) and throws on this rank.
   [[noreturn]] void fail(Status status, const std::string& message,
-                         Cause cause = Cause::kUnspecified);
+                         Cause cause = Cause::kUnspecified) {
+    current_ = nullptr;
+    failures_.fail(status, message, cause);
+  }
   // Records the error team-wide (if none is recorded yet) and wakes every sleeper.
-  void record_abort(Status status, const std::string& message, Cause cause = Cause::kUnspecified);
+  void record_abort(Status status, const std::string& message, Cause cause = Cause::kUnspecified) {
+    current_ = nullptr;
+    failures_.record(status, message, cause);
+  }
   // Throws the team's abort error if one was recorded. Inline: every call checks.
   void check_aborted() {
-    // acquire: pairs with the release of kSet in record_abort.
-    if (aborted_ || segment_.abort_record().state.load(std::memory_order_acquire) !=
-                        segment::AbortRecord::kClear) [[unlikely]]
+    if (failures_.pending()) [[unlikely]]
       raise_abort();
   }
   // Whether an abort is recorded, without throwing (callers order the load with a fence).
-  bool abort_recorded();
-  bool peer_alive(int r) const;
+  bool abort_recorded() const { return failures_.recorded(); }
+  bool peer_alive(int r) const { return failures_.alive(r); }
 
   // Waits for `target` with the slow-path checks of the operation set by set_current; false if
   // `deadline_ns` (sync::now_ns) came first.
@@ -205,8 +211,7 @@ class TeamImpl final : public sync::WaitObserver {
   segment::RankNodes rank_nodes() const;
 
   void check_peer_in_slow_wait(const sync::WaitTarget& target);
-  // check_aborted's error: this rank's, or the one another rank recorded (waiting while that
-  // rank is still writing it).
+  // check_aborted's error, after which no operation is being driven.
   [[noreturn]] void raise_abort();
 
   int rank_ = 0;
@@ -233,14 +238,10 @@ class TeamImpl final : public sync::WaitObserver {
   std::uint64_t op_ = 0;
   bool left_ = false;
   DeferredRootCheck deferred_root_check_;
-  bool aborted_ = false;
+  FailureDomain failures_{segment_, pids_};
   bool wake_pending_ = false;        // published since the last wake_sleepers()
   std::uint64_t peers_reached_ = 0;  // every peer was seen in this operation or a later one
-  std::string abort_message_;
-  Status abort_status_ = Status::kOk;
-  Cause abort_cause_ = Cause::kUnspecified;
   CollectiveOp* current_ = nullptr;  // the operation being driven, for slow-path checks
-  std::int64_t last_liveness_check_ns_ = 0;
   SharedBuffers shared_buffers_;
   std::string segment_name_;
   std::uint64_t nonce_ = 0;  // the random part of the segment's name
