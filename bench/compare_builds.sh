@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Two builds of the MPI plugin back to back on the same mpi-bench binary, with the MPI's own
-# collectives in the same rounds: each round runs, per np, the MPI alone, then build A's plugin,
-# then build B's. Rounds alternate so that a machine that drifts (a VM whose CPUs move) moves
-# both builds alike. Files: <A|B|native>-np<N>-<round>.csv; machine.txt has the machine, the two
-# commits and the core round trip before each round. bench/summarize_builds.py summarizes.
+# collectives in the same rounds: each round runs, per np, the MPI alone, then build A's plugin
+# and build B's, A first in odd rounds and B first in even ones, so that a machine that drifts
+# (a VM whose CPUs move) moves both builds alike. Give the two builds' directories paths of the
+# same length: the preload's path shifts the stack. Files: <A|B|native>-np<N>-<round>.csv;
+# machine.txt has the machine, the two commits and the core round trip before each round.
+# bench/summarize_builds.py summarizes.
 # ENV_A and ENV_B (NAME=VALUE words) are set for A's and for B's runs only: with the same build
 # twice, they compare two settings of a parameter.
 # usage: [NPS="2"] [MPI=openmpi|mpich] [COLLS=scatter,gather] [MIN_BYTES=32K] [MAX_BYTES=16M]
@@ -43,12 +45,15 @@ for round in $(seq 1 "$rounds"); do
     launch=("${launcher[@]}" "$np")
     echo "round $round np $np: $("$b/bench/core-round-trip" 2>&1)" >> "$out/machine.txt"
     "${launch[@]}" "$bin" --label native "${args[@]}" > "$out/native-np$np-$round.csv"
-    # shellcheck disable=SC2046 # preload prints the launcher's words for the variable
-    "${launch[@]}" $(preload "$a") $(environment "${ENV_A:-}") "$bin" --label A "${args[@]}" \
-      > "$out/A-np$np-$round.csv"
-    # shellcheck disable=SC2046
-    "${launch[@]}" $(preload "$b") $(environment "${ENV_B:-}") "$bin" --label B "${args[@]}" \
-      > "$out/B-np$np-$round.csv"
+    # A then B in odd rounds, B then A in even ones (ABBA).
+    order=(A B)
+    if [ $((round % 2)) -eq 0 ]; then order=(B A); fi
+    for build in "${order[@]}"; do
+      if [ "$build" = A ]; then dir=$a env_words=${ENV_A:-}; else dir=$b env_words=${ENV_B:-}; fi
+      # shellcheck disable=SC2046 # preload prints the launcher's words for the variable
+      "${launch[@]}" $(preload "$dir") $(environment "$env_words") "$bin" --label "$build" \
+        "${args[@]}" > "$out/$build-np$np-$round.csv"
+    done
   done
 done
 echo "results in $out"
