@@ -87,7 +87,7 @@ bool SingleCopyExchange::arrival_of(CollectiveOp& op, TeamImpl& team, int peer,
   // acquire load of its status tag made that visible). It may since have copied in later
   // operations whose roots were not this one, so copied_op may be larger. A peer that took the
   // slots here (a size mismatch) and a single copy later passes too: deferred checks find it
-  // from the peer's history, and basic ones do not promise to.
+  // from the peer's history.
   if (plan_.root_share == 0 && handshake::peer_copied(team, peer, op.op())) return true;
   // Otherwise a peer that left without waiting for this rank's share did not take the single
   // copy, which matching arguments would have made it take.

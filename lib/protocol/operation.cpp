@@ -173,7 +173,7 @@ bool CollectiveOp::defer_to_root() {
   // with this rank as before. Only the rank's last numbered operation may defer: a later one
   // that has arrived already (a non-blocking request) would let the root rewrite that entry.
   // The full comparison costs a small sender a fence and a status line per peer, most of them
-  // another core's: about twice its call's time with basic checks.
+  // another core's: about twice the time of its call without cross-rank comparisons.
   if (team_.rank() == sig_.root || sig_.kind == Kind::kBarrier || team_.last_op() != op_ ||
       team_.has_deferred_root_check())
     return false;
