@@ -13,6 +13,8 @@
 //            into its history for them
 //   verdict  when the algorithm asks for it, wait until the root has finished its checks
 //   done     publish departure
+// The stage machine is operation.cpp; the comparisons of the agree stage, and those a slow wait
+// or a later arrival makes, are cross_checks.cpp.
 #pragma once
 
 #include <algorithm>
