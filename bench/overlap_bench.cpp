@@ -16,7 +16,7 @@
 #include <thread>
 #include <vector>
 
-#include "base/byte_size.hpp"
+#include "shmcoll/byte_size.hpp"
 #include "machine.hpp"
 #include "shmcoll/shmcoll.hpp"
 

@@ -2,7 +2,10 @@
 # The folders of lib/ form layers: each may include the public headers (shmcoll/) and the
 # folders before it in LAYERS, never one after it, so their dependencies cannot form a cycle.
 # The algorithms (lib/coll) touch shared memory only through the protocol's calls: no atomics
-# or memory orders of their own. Prints every line that breaks a rule and fails if there is one.
+# or memory orders of their own. The tools use the public API (include/shmcoll/, with its
+# introspection.hpp) and nothing else of lib/, but for the launcher's own layer (shmcoll-run,
+# lib/launch) and the MPI plugin's parameter list (shmcoll-info prints it). Prints every line
+# that breaks a rule and fails if there is one.
 # usage: layers.sh SOURCE_DIR
 set -euo pipefail
 cd "${1:?usage: layers.sh SOURCE_DIR}/lib"
@@ -25,6 +28,15 @@ if grep -rn -E 'std::atomic|memory_order|atomic_ref|__atomic' coll; then
   echo "lib/coll/ uses atomics itself (above): the protocol (lib/protocol/) owns every one"
   status=1
 fi
+while IFS=: read -r file line text; do
+  case $text in
+    *'"shmcoll/'* | *'"launch/'* | *'"mpi/plugin_parameters.hpp"'*) ;;
+    *)
+      echo "tools/${file#./}:$line includes a part of lib/ outside the public API ($text)"
+      status=1
+      ;;
+  esac
+done < <(cd ../tools && grep -rHn -E '^[[:space:]]*#[[:space:]]*include[[:space:]]*"[a-z_]+/' -- . || true)
 for dir in */; do
   dir=${dir%/}
   if [[ " ${LAYERS[*]} " != *" $dir "* ]]; then

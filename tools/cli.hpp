@@ -10,7 +10,7 @@
 #include <string>
 #include <utility>
 
-#include "base/byte_size.hpp"
+#include "shmcoll/byte_size.hpp"
 
 namespace shmcoll::tools {
 

@@ -2,8 +2,6 @@
 // the segment size a team of a given size would map, and the topology with the tree a
 // collective would use for a given number of ranks and root; lists the team segments in
 // /dev/shm and removes those killed jobs left behind.
-#include <sched.h>
-
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -11,14 +9,9 @@
 #include <vector>
 
 #include "cli.hpp"
-#include "coll/registry.hpp"
-#include "copy/cross_process.hpp"
 #include "mpi/plugin_parameters.hpp"
-#include "segment/layout.hpp"
-#include "segment/segment.hpp"
-#include "segment/stale_segments.hpp"
+#include "shmcoll/introspection.hpp"
 #include "shmcoll/shmcoll.hpp"
-#include "topology/discovery.hpp"
 #include "tree_png.hpp"
 
 namespace {
@@ -27,79 +20,41 @@ constexpr const char* kDescription =
     "Prints every SHMCOLL_* parameter with its default and its value in this environment;\n"
     "with --ranks, where N ranks would sit, their tree and each collective's algorithm.";
 
+namespace introspection = shmcoll::introspection;
+
 // --segments and --remove-stale.
 int segments(bool remove) {
-  namespace seg = shmcoll::segment;
-  const std::vector<seg::SegmentEntry> entries = seg::list_segments();
+  const std::vector<introspection::SegmentListing> entries = introspection::team_segments();
   if (entries.empty()) std::printf("no team segments of this user in /dev/shm\n");
-  for (const seg::SegmentEntry& e : entries) {
+  for (const introspection::SegmentListing& e : entries) {
     const bool removing = remove && e.stale;
-    if (removing) seg::Segment::remove(e.name);
+    if (removing) introspection::remove_team_segment(e.name);
     std::printf("%s  %llu bytes  %s%s\n", e.name.c_str(), static_cast<unsigned long long>(e.bytes),
                 e.state.c_str(), removing ? ": removed" : "");
   }
   return 0;
 }
 
-int available_cpus() {
-  cpu_set_t set;
-  if (sched_getaffinity(0, sizeof set, &set) != 0) return 1;
-  return CPU_COUNT(&set);
-}
-
-// Which algorithm each collective takes on a team of `ranks` at each size (coll/registry.hpp),
-// assuming the team passes the single-copy probe unless SHMCOLL_SINGLE_COPY=off. The cost of
-// cross-memory attach is measured here as a team's rank 0 measures it, since it moves the
-// single copy's threshold (registry::single_copy_min_bytes).
-void print_algorithms(const shmcoll::Options& options, int ranks,
-                      const shmcoll::topology::Tree& tree) {
-  using shmcoll::Kind;
-  shmcoll::registry::TeamShape shape;
-  shape.size = ranks;
-  shape.splits = !tree.levels.empty();
-  shape.one_level = tree.depth <= 1;
-  shape.single_copy = options.single_copy != shmcoll::SingleCopy::kOff;
-  shape.single_copy_always = options.single_copy == shmcoll::SingleCopy::kAlways;
-  // As a team would see it with its ranks free to run on this process's CPUs (or on
-  // SHMCOLL_TEAM_CPUS of them).
-  shape.oversubscribed = ranks > (options.team_cpus > 0 ? options.team_cpus : available_cpus());
-  const double cross_copy_cost =
-      shape.single_copy
-          ? shmcoll::copy::measure_cross_copy_cost(shmcoll::Options::kSlowCrossCopyCost)
-          : 0;
-  shape.single_copy_min_bytes = shmcoll::registry::single_copy_min_bytes(options, cross_copy_cost);
-  shape.scatter_single_copy_min_team_bytes = options.scatter_single_copy_min_team_bytes;
-  shape.gather_single_copy_min_team_bytes = options.gather_single_copy_min_team_bytes;
-  shape.slot_bytes = (options.slot_bytes + 63) / 64 * 64;
-  shape.slots = static_cast<std::uint32_t>(options.slots_for(ranks));
-  shape.bcast = options.bcast_algorithm;
-  shape.scatter = options.scatter_algorithm;
-  shape.gather = options.gather_algorithm;
+// Which path each collective takes on the team at each size (the registry's, see
+// introspection::TeamPreview).
+void print_algorithms(const introspection::TeamPreview& team) {
   std::printf("\nalgorithms on this team (%s single copy%s):\n",
-              shape.single_copy ? "assuming the probe grants" : "without",
-              shape.oversubscribed ? "; more ranks than this process's CPUs" : "");
-  if (cross_copy_cost > 0) {
+              team.single_copy ? "assuming the probe grants" : "without",
+              team.oversubscribed ? "; more ranks than this process's CPUs" : "");
+  if (team.cross_copy_cost > 0) {
     std::printf(
         "  (cross-memory attach measured at %.1fx memcpy here: the single copy from %llu "
         "bytes per rank)\n",
-        cross_copy_cost, static_cast<unsigned long long>(shape.single_copy_min_bytes));
+        team.cross_copy_cost, static_cast<unsigned long long>(team.single_copy_min_bytes));
   }
-  std::vector<std::uint64_t> sizes = {8,        1024,    8 * 1024, shape.single_copy_min_bytes,
-                                      64 << 10, 1 << 20, 16 << 20};
-  std::sort(sizes.begin(), sizes.end());
-  sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
-  for (Kind kind : {Kind::kBcast, Kind::kScatter, Kind::kGather, Kind::kScatterv, Kind::kGatherv}) {
-    const bool v_form = kind == Kind::kScatterv || kind == Kind::kGatherv;
-    if (v_form) {
-      std::printf("  %-9s any size      %s\n", shmcoll::kind_name(kind),
-                  shmcoll::registry::choose(shape, kind, 0).why);
+  for (const introspection::PathChoice& c : team.paths) {
+    if (c.bytes == 0) {
+      std::printf("  %-9s any size      %s\n", c.collective.c_str(), c.why.c_str());
       continue;
     }
-    for (std::uint64_t b : sizes) {
-      const shmcoll::registry::Choice c = shmcoll::registry::choose(shape, kind, b);
-      std::printf("  %-9s %9llu B   %-6s %s\n", shmcoll::kind_name(kind),
-                  static_cast<unsigned long long>(b), c.single_copy ? "single" : "slots", c.why);
-    }
+    std::printf("  %-9s %9llu B   %-6s %s\n", c.collective.c_str(),
+                static_cast<unsigned long long>(c.bytes), c.single_copy ? "single" : "slots",
+                c.why.c_str());
   }
 }
 
@@ -208,7 +163,9 @@ int main(int argc, char** argv) {
   // A topology the flag names and hwloc refuses is the flag's fault, not SHMCOLL_TOPOLOGY's.
   if (!topology_spec.empty()) {
     try {
-      (void)shmcoll::topology::Topology::load(topology_spec);
+      shmcoll::Options without_probe;  // nothing measured: the topology alone is in question
+      without_probe.single_copy = shmcoll::SingleCopy::kOff;
+      (void)introspection::preview_team(1, 0, topology_spec, without_probe);
     } catch (const shmcoll::Error& e) {
       std::fprintf(stderr, "shmcoll-info: --topology: %s (see --help)\n", e.what());
       return 2;
@@ -218,42 +175,33 @@ int main(int argc, char** argv) {
     const shmcoll::Options options = shmcoll::Options::from_env();
     print_parameters(options);
     if (segment_ranks > 0) {
-      shmcoll::segment::Geometry g;
-      g.nranks = static_cast<std::uint32_t>(segment_ranks);
-      g.slots = static_cast<std::uint32_t>(options.slots_for(segment_ranks));
-      g.slot_bytes = (options.slot_bytes + 63) / 64 * 64;
+      const introspection::SegmentSize size = introspection::segment_size(segment_ranks, options);
       std::printf("\nsegment for %d ranks: %llu bytes (%llu fixed + %llu per rank)\n",
-                  segment_ranks, static_cast<unsigned long long>(g.total_bytes()),
-                  static_cast<unsigned long long>(g.ranks_offset()),
-                  static_cast<unsigned long long>(g.rank_stride()));
+                  segment_ranks, static_cast<unsigned long long>(size.total),
+                  static_cast<unsigned long long>(size.fixed),
+                  static_cast<unsigned long long>(size.per_rank));
     }
     if (ranks > 0) {
-      namespace topo = shmcoll::topology;
-      const auto t = topo::Topology::load(topology_spec.empty() ? options.topology : topology_spec);
-      std::printf("\ntopology: %s\n", t->summary().c_str());
-      std::vector<topo::Place> places;
-      for (int r = 0; r < ranks; ++r) {
-        places.push_back(t->is_this_machine() ? t->place_of_bound_rank(r)
-                                              : t->place_of_pu(r % std::max(1, t->counts().pus)));
-      }
+      const introspection::TeamPreview team =
+          introspection::preview_team(ranks, root, topology_spec, options);
+      std::printf("\ntopology: %s\n", team.topology.c_str());
       std::printf("ranks: %s\n",
-                  t->is_this_machine()
+                  team.this_machine
                       ? "placed as shmcoll-run --bind core would (rank r on core r mod cores)"
                       : "rank r on PU r mod PUs");
-      const topo::Tree tree = topo::build_tree(places, root);
       std::printf("tree for a broadcast, scatter or gather rooted at %d (depth %d):\n%s", root,
-                  tree.depth, topo::draw_tree(tree, places).c_str());
+                  team.depth, team.tree_text.c_str());
       if (!png.empty()) {
         const std::string title =
-            std::to_string(ranks) + " ranks, root " + std::to_string(root) + ", " + t->source();
-        const std::string problem = shmcoll::tools::draw_tree_png(tree, places, title, png);
+            std::to_string(ranks) + " ranks, root " + std::to_string(root) + ", " + team.source;
+        const std::string problem = shmcoll::tools::draw_tree_png(team, title, png);
         if (!problem.empty()) {
           std::fprintf(stderr, "shmcoll-info: --png %s: %s\n", png.c_str(), problem.c_str());
           return 1;
         }
         std::printf("tree drawn into %s\n", png.c_str());
       }
-      print_algorithms(options, ranks, tree);
+      print_algorithms(team);
     }
   } catch (const shmcoll::Error& e) {
     std::fprintf(stderr, "shmcoll-info: %s\n", e.what());

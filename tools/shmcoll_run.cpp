@@ -4,7 +4,6 @@
 // and its bootstrap socket through the environment, and serves the bootstrap exchange. Output
 // of the ranks goes straight to this process's stdout/stderr. When one rank fails (non-zero
 // exit or a signal) the others are stopped; Ctrl-C stops the whole job; --timeout bounds it.
-#include <dirent.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -19,7 +18,7 @@
 #include "cli.hpp"
 #include "launch/job.hpp"
 #include "launch/placement.hpp"
-#include "segment/segment.hpp"
+#include "shmcoll/introspection.hpp"
 
 namespace {
 
@@ -53,23 +52,6 @@ std::vector<std::string> with_mpirun_spelling(int argc, char** argv) {
     if (a == "-np" || a.rfind("-np=", 0) == 0) args[i] = "-" + a;
   }
   return args;
-}
-
-// Removes /dev/shm entries of this job. A team removes its segment name as soon as every rank
-// has attached, so this only finds something when a rank was killed during team formation.
-int sweep_segments(const std::string& job_id) {
-  const std::string prefix = shmcoll::segment::segment_name_prefix(job_id);
-  int removed = 0;
-  if (DIR* d = opendir("/dev/shm")) {
-    while (dirent* e = readdir(d)) {
-      if (std::string(e->d_name).rfind(prefix, 0) == 0) {
-        shmcoll::segment::Segment::remove(e->d_name);
-        ++removed;
-      }
-    }
-    closedir(d);
-  }
-  return removed;
 }
 
 }  // namespace
@@ -161,7 +143,7 @@ int main(int argc, char** argv) {
       },
       &g_interrupted);
 
-  if (int removed = sweep_segments(job_id); removed > 0) {
+  if (int removed = shmcoll::introspection::remove_job_segments(job_id); removed > 0) {
     std::fprintf(stderr, "shmcoll-run: removed %d shared segment name(s) left by killed ranks\n",
                  removed);
   }

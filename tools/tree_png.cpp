@@ -10,9 +10,9 @@
 
 namespace shmcoll::tools {
 
-std::string tree_plot_script(const topology::Tree& tree, const std::vector<topology::Place>& places,
-                             const std::string& title, const std::string& png_path) {
-  const std::size_t n = tree.parent.size();
+std::string tree_plot_script(const introspection::TeamPreview& team, const std::string& title,
+                             const std::string& png_path) {
+  const std::size_t n = team.parent.size();
   std::vector<double> x(n, 0.0);
   std::vector<int> depth(n, 0);
   double next_leaf = 0;
@@ -20,7 +20,7 @@ std::string tree_plot_script(const topology::Tree& tree, const std::vector<topol
   std::function<void(int, int)> place = [&](int r, int d) {
     const auto u = static_cast<std::size_t>(r);
     depth[u] = d;
-    const auto& kids = tree.children[u];
+    const auto& kids = team.children[u];
     if (kids.empty()) {
       x[u] = next_leaf++;
       return;
@@ -29,11 +29,11 @@ std::string tree_plot_script(const topology::Tree& tree, const std::vector<topol
     x[u] =
         (x[static_cast<std::size_t>(kids.front())] + x[static_cast<std::size_t>(kids.back())]) / 2;
   };
-  if (n > 0) place(tree.root, 0);
+  if (n > 0) place(team.root, 0);
   auto field = [](int v) { return v < 0 ? std::string("?") : std::to_string(v); };
   std::string s;
   s += "set terminal png size " + std::to_string(std::max(640, static_cast<int>(next_leaf) * 70)) +
-       "," + std::to_string(220 + tree.depth * 140) + "\n";
+       "," + std::to_string(220 + team.depth * 140) + "\n";
   s += "set output '" + png_path + "'\n";
   std::string quoted = title;  // gnuplot's single quotes take everything but a single quote
   std::replace(quoted.begin(), quoted.end(), '\'', '"');
@@ -42,7 +42,7 @@ std::string tree_plot_script(const topology::Tree& tree, const std::vector<topol
   s += "set offsets 0.6, 0.6, 0.4, 0.6\n";
   s += "$edges << EOD\n";
   for (std::size_t r = 0; r < n; ++r) {
-    const int p = tree.parent[r];
+    const int p = team.parent[r];
     if (p < 0) continue;
     const auto pu = static_cast<std::size_t>(p);
     s += std::to_string(x[pu]) + " " + std::to_string(-depth[pu]) + " " +
@@ -50,7 +50,7 @@ std::string tree_plot_script(const topology::Tree& tree, const std::vector<topol
   }
   s += "EOD\n$ranks << EOD\n";
   for (std::size_t r = 0; r < n; ++r) {
-    const topology::Place& p = places[r];
+    const introspection::RankPlace& p = team.places[r];
     s += std::to_string(x[r]) + " " + std::to_string(-depth[r]) + " \"" + std::to_string(r) +
          "\\nnuma " + field(p.numa) + "\\npkg " + field(p.package) + "\"\n";
   }
@@ -61,15 +61,15 @@ std::string tree_plot_script(const topology::Tree& tree, const std::vector<topol
   return s;
 }
 
-std::string draw_tree_png(const topology::Tree& tree, const std::vector<topology::Place>& places,
-                          const std::string& title, const std::string& png_path) {
+std::string draw_tree_png(const introspection::TeamPreview& team, const std::string& title,
+                          const std::string& png_path) {
   // "command -v" first: popen succeeds without gnuplot too (the shell starts), and writing to
   // a shell that has exited would end this process with SIGPIPE mid-line.
   if (std::system("command -v gnuplot >/dev/null 2>&1") != 0)
     return "gnuplot is not installed (the setup script installs gnuplot-nox)";
   FILE* gp = popen("gnuplot 2>&1", "w");
   if (gp == nullptr) return "cannot start gnuplot";
-  const std::string script = tree_plot_script(tree, places, title, png_path);
+  const std::string script = tree_plot_script(team, title, png_path);
   // Should gnuplot still stop early, the write fails with EPIPE instead of a signal.
   struct sigaction ignore {
   }, previous{};

@@ -6,16 +6,17 @@
 #include <string>
 #include <vector>
 
-#include "topology/hierarchy.hpp"
+#include "shmcoll/introspection.hpp"
 
 namespace shmcoll::tools {
 
-// The gnuplot script that draws `tree` into `png_path` (data inline, so it stands alone).
-std::string tree_plot_script(const topology::Tree& tree, const std::vector<topology::Place>& places,
-                             const std::string& title, const std::string& png_path);
+// The gnuplot script that draws the team's tree into `png_path` (data inline, so it stands
+// alone).
+std::string tree_plot_script(const introspection::TeamPreview& team, const std::string& title,
+                             const std::string& png_path);
 
 // Runs gnuplot on the script; returns an error text, empty on success.
-std::string draw_tree_png(const topology::Tree& tree, const std::vector<topology::Place>& places,
-                          const std::string& title, const std::string& png_path);
+std::string draw_tree_png(const introspection::TeamPreview& team, const std::string& title,
+                          const std::string& png_path);
 
 }  // namespace shmcoll::tools

@@ -7,7 +7,7 @@
 #include <functional>
 #include <string>
 
-#include "base/byte_size.hpp"
+#include "shmcoll/byte_size.hpp"
 #include "shmcoll/error.hpp"
 
 namespace shmcoll {

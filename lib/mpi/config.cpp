@@ -10,7 +10,7 @@
 #include <string>
 #include <thread>
 
-#include "base/byte_size.hpp"
+#include "shmcoll/byte_size.hpp"
 #include "mpi/plugin.hpp"
 #include "mpi/plugin_parameters.hpp"
 
