@@ -213,11 +213,16 @@ void TeamImpl::on_slow_wait(const sync::WaitTarget& target, std::int64_t waited_
     check_aborted();
   }
   if (current_ != nullptr) check_peer_in_slow_wait(target);
-  failures_.bound_wait(target, waited_ns, policy_.sleep_slice_ns, options_.timeout_s, [this] {
-    return current_ ? std::string(" in ") + kind_name(current_->signature().kind) +
-                          " (operation #" + std::to_string(current_->op()) + ")"
-                    : std::string();
-  });
+  try {
+    failures_.bound_wait(target, waited_ns, policy_.sleep_slice_ns, options_.timeout_s, [this] {
+      return current_ ? std::string(" in ") + kind_name(current_->signature().kind) +
+                            " (operation #" + std::to_string(current_->op()) + ")"
+                      : std::string();
+    });
+  } catch (const Error&) {
+    current_ = nullptr;  // as after every error: no operation is being driven
+    throw;
+  }
 }
 
 void TeamImpl::check_peer_in_slow_wait(const sync::WaitTarget& target) {

@@ -18,10 +18,12 @@
 namespace shmcoll {
 namespace {
 
+// Runs the operation to its end, after the outstanding non-blocking ones. The caller holds
+// the engine's lock, with which the choice of a v-form's operation class (operation_choice.hpp)
+// reads the team's caches that the progress thread fills too.
 template <class Op, class... Args>
-void run_op(TeamAlgorithms& algorithms, ProgressEngine& engine, Args&&... args) {
+void run_locked(TeamAlgorithms& algorithms, ProgressEngine& engine, Args&&... args) {
   TeamImpl& team = algorithms.team();
-  auto guard = engine.lock();
   if (!engine.idle()) engine.drain();  // operation k is the k-th call on every rank
   try {
     team.check_aborted();
@@ -37,8 +39,14 @@ void run_op(TeamAlgorithms& algorithms, ProgressEngine& engine, Args&&... args) 
 }
 
 template <class Op, class... Args>
-Request start_op(TeamAlgorithms& algorithms, ProgressEngine& engine, Args&&... args) {
+void run_op(TeamAlgorithms& algorithms, ProgressEngine& engine, Args&&... args) {
   auto guard = engine.lock();
+  run_locked<Op>(algorithms, engine, std::forward<Args>(args)...);
+}
+
+// Queues the operation with the progress engine; the caller holds the engine's lock.
+template <class Op, class... Args>
+Request start_locked(TeamAlgorithms& algorithms, ProgressEngine& engine, Args&&... args) {
   std::unique_ptr<CollectiveOp> op;
   try {
     op = std::make_unique<Op>(algorithms, std::forward<Args>(args)...);
@@ -49,6 +57,12 @@ Request start_op(TeamAlgorithms& algorithms, ProgressEngine& engine, Args&&... a
     return Request(engine.start_refused(Status::kInternal, e.what()));
   }
   return Request(engine.start(std::move(op)));
+}
+
+template <class Op, class... Args>
+Request start_op(TeamAlgorithms& algorithms, ProgressEngine& engine, Args&&... args) {
+  auto guard = engine.lock();
+  return start_locked<Op>(algorithms, engine, std::forward<Args>(args)...);
 }
 
 }  // namespace
@@ -123,17 +137,19 @@ void Team::scatter(const void* sendbuf, Count sendcount, Datatype sendtype, InPl
 void Team::scatterv(const void* sendbuf, std::span<const Count> sendcounts,
                     std::span<const Count> displs, Datatype sendtype, void* recvbuf,
                     Count recvcount, Datatype recvtype, int root) {
+  auto guard = engine_->lock();
   choose_scatterv_op(*algorithms_, sendcounts, sendtype, recvcount, recvtype, root, [&](auto op) {
-    run_op<typename decltype(op)::type>(*algorithms_, *engine_, sendbuf, sendcounts, displs,
-                                        sendtype, recvbuf, recvcount, recvtype, false, root);
+    run_locked<typename decltype(op)::type>(*algorithms_, *engine_, sendbuf, sendcounts, displs,
+                                            sendtype, recvbuf, recvcount, recvtype, false, root);
   });
 }
 
 void Team::scatterv(const void* sendbuf, std::span<const Count> sendcounts,
                     std::span<const Count> displs, Datatype sendtype, InPlace, int root) {
+  auto guard = engine_->lock();
   choose_scatterv_op(*algorithms_, sendcounts, sendtype, 0, sendtype, root, [&](auto op) {
-    run_op<typename decltype(op)::type>(*algorithms_, *engine_, sendbuf, sendcounts, displs,
-                                        sendtype, nullptr, Count{0}, sendtype, true, root);
+    run_locked<typename decltype(op)::type>(*algorithms_, *engine_, sendbuf, sendcounts, displs,
+                                            sendtype, nullptr, Count{0}, sendtype, true, root);
   });
 }
 
@@ -151,9 +167,10 @@ void Team::gather(InPlace, void* recvbuf, Count recvcount, Datatype recvtype, in
 void Team::gatherv(const void* sendbuf, Count sendcount, Datatype sendtype, void* recvbuf,
                    std::span<const Count> recvcounts, std::span<const Count> displs,
                    Datatype recvtype, int root) {
+  auto guard = engine_->lock();
   choose_gatherv_op(*algorithms_, sendbuf, sendcount, sendtype, root, [&](auto op) {
-    run_op<typename decltype(op)::type>(*algorithms_, *engine_, sendbuf, sendcount, sendtype,
-                                        recvbuf, recvcounts, displs, recvtype, false, root);
+    run_locked<typename decltype(op)::type>(*algorithms_, *engine_, sendbuf, sendcount, sendtype,
+                                            recvbuf, recvcounts, displs, recvtype, false, root);
   });
 }
 
@@ -181,20 +198,22 @@ Request Team::iscatter(const void* sendbuf, Count sendcount, Datatype sendtype, 
 Request Team::iscatterv(const void* sendbuf, std::span<const Count> sendcounts,
                         std::span<const Count> displs, Datatype sendtype, void* recvbuf,
                         Count recvcount, Datatype recvtype, int root) {
+  auto guard = engine_->lock();
   return choose_scatterv_op(
       *algorithms_, sendcounts, sendtype, recvcount, recvtype, root, [&](auto op) {
-        return start_op<typename decltype(op)::type>(*algorithms_, *engine_, sendbuf, sendcounts,
-                                                     displs, sendtype, recvbuf, recvcount, recvtype,
-                                                     false, root);
+        return start_locked<typename decltype(op)::type>(*algorithms_, *engine_, sendbuf,
+                                                         sendcounts, displs, sendtype, recvbuf,
+                                                         recvcount, recvtype, false, root);
       });
 }
 
 Request Team::iscatterv(const void* sendbuf, std::span<const Count> sendcounts,
                         std::span<const Count> displs, Datatype sendtype, InPlace, int root) {
+  auto guard = engine_->lock();
   return choose_scatterv_op(*algorithms_, sendcounts, sendtype, 0, sendtype, root, [&](auto op) {
-    return start_op<typename decltype(op)::type>(*algorithms_, *engine_, sendbuf, sendcounts,
-                                                 displs, sendtype, nullptr, Count{0}, sendtype,
-                                                 true, root);
+    return start_locked<typename decltype(op)::type>(*algorithms_, *engine_, sendbuf, sendcounts,
+                                                     displs, sendtype, nullptr, Count{0}, sendtype,
+                                                     true, root);
   });
 }
 
@@ -212,10 +231,11 @@ Request Team::igather(InPlace, void* recvbuf, Count recvcount, Datatype recvtype
 Request Team::igatherv(const void* sendbuf, Count sendcount, Datatype sendtype, void* recvbuf,
                        std::span<const Count> recvcounts, std::span<const Count> displs,
                        Datatype recvtype, int root) {
+  auto guard = engine_->lock();
   return choose_gatherv_op(*algorithms_, sendbuf, sendcount, sendtype, root, [&](auto op) {
-    return start_op<typename decltype(op)::type>(*algorithms_, *engine_, sendbuf, sendcount,
-                                                 sendtype, recvbuf, recvcounts, displs, recvtype,
-                                                 false, root);
+    return start_locked<typename decltype(op)::type>(*algorithms_, *engine_, sendbuf, sendcount,
+                                                     sendtype, recvbuf, recvcounts, displs,
+                                                     recvtype, false, root);
   });
 }
 
