@@ -11,8 +11,8 @@
 #include "mpi/mpi_bootstrap.hpp"
 #include "mpi/node_map.hpp"
 #include "mpi/plugin.hpp"
-#include "segment/layout.hpp"
 #include "segment/parked_segment.hpp"
+#include "shmcoll/introspection.hpp"
 
 namespace shmcoll::mpi {
 namespace {
@@ -94,15 +94,6 @@ CommState* state_of(MPI_Comm comm) {
   return look_up_state(comm, deleted);
 }
 
-std::uint64_t segment_bytes_for(int ranks, const Options& o) {
-  segment::Geometry g;
-  g.nranks = static_cast<std::uint32_t>(ranks);
-  g.slots = static_cast<std::uint32_t>(o.slots_for(ranks));
-  g.slot_bytes =
-      (o.slot_bytes + segment::kCacheLine - 1) / segment::kCacheLine * segment::kCacheLine;
-  return g.total_bytes();
-}
-
 // Collective over comm. Every rank reaches the same verdict: the inputs are either the same on
 // every rank or combined with an allreduce.
 void decide(MPI_Comm comm, CommState& state) {
@@ -130,7 +121,7 @@ void decide(MPI_Comm comm, CommState& state) {
 
   const Options& options = config().options;
   // One segment per team: its rank 0 charges it to the node's budget, for all ranks.
-  const std::uint64_t bytes = segment_bytes_for(size, options);
+  const std::uint64_t bytes = introspection::segment_size(size, options).total;
   int rank = 0;
   PMPI_Comm_rank(comm, &rank);
   std::optional<segment::NodeBudget::Reservation> reservation;
