@@ -143,9 +143,11 @@ int main(int argc, char** argv) {
       },
       &g_interrupted);
 
-  if (int removed = shmcoll::introspection::remove_job_segments(job_id); removed > 0) {
-    std::fprintf(stderr, "shmcoll-run: removed %d shared segment name(s) left by killed ranks\n",
-                 removed);
+  const std::vector<std::string> left = shmcoll::introspection::job_segments(job_id);
+  for (const std::string& name : left) shmcoll::introspection::remove_team_segment(name);
+  if (!left.empty()) {
+    std::fprintf(stderr, "shmcoll-run: removed %zu shared segment name(s) left by killed ranks\n",
+                 left.size());
   }
   if (outcome.succeeded()) return 0;
   if (outcome.timed_out) {

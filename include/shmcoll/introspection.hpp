@@ -26,10 +26,10 @@ struct SegmentListing {
 SHMCOLL_API std::vector<SegmentListing> team_segments();
 // Removes a segment's name (its memory goes once no process maps it).
 SHMCOLL_API void remove_team_segment(const std::string& name);
-// Removes every /dev/shm name of the teams of job `job_id` (the launcher's Bootstrap job id)
-// and returns how many: a launcher's sweep once its ranks have ended. A team removes its name
-// once every rank has attached, so this finds something only where a rank died meanwhile.
-SHMCOLL_API int remove_job_segments(const std::string& job_id);
+// The /dev/shm names of the teams of job `job_id` (the launcher's Bootstrap job id), for a
+// launcher's sweep once its ranks have ended. A team removes its name once every rank has
+// attached, so this finds something only where a rank died meanwhile.
+SHMCOLL_API std::vector<std::string> job_segments(const std::string& job_id);
 
 // The shared memory a team of `ranks` maps with `options`: a fixed part and one area per rank.
 struct SegmentSize {

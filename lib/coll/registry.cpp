@@ -6,6 +6,27 @@
 
 namespace shmcoll::registry {
 
+TeamShape shape_of(const Options& options, int ranks, const topology::Tree& tree, bool single_copy,
+                   bool oversubscribed, std::uint64_t single_copy_min_bytes,
+                   std::uint64_t slot_bytes, std::uint32_t slots) {
+  TeamShape shape;
+  shape.size = ranks;
+  shape.splits = !tree.levels.empty();
+  shape.one_level = tree.depth <= 1;
+  shape.single_copy = single_copy;
+  shape.oversubscribed = oversubscribed;
+  shape.single_copy_always = options.single_copy == SingleCopy::kAlways;
+  shape.single_copy_min_bytes = single_copy_min_bytes;
+  shape.scatter_single_copy_min_team_bytes = options.scatter_single_copy_min_team_bytes;
+  shape.gather_single_copy_min_team_bytes = options.gather_single_copy_min_team_bytes;
+  shape.slot_bytes = slot_bytes;
+  shape.slots = slots;
+  shape.bcast = options.bcast_algorithm;
+  shape.scatter = options.scatter_algorithm;
+  shape.gather = options.gather_algorithm;
+  return shape;
+}
+
 bool table_fits(int team_size, std::uint64_t slot_bytes, std::uint32_t slots) {
   return tree_layout::max_table_bytes(static_cast<std::size_t>(team_size)) <=
          slot_bytes * std::uint64_t{slots};

@@ -38,6 +38,7 @@
 
 #include "protocol/signature.hpp"
 #include "shmcoll/options.hpp"
+#include "topology/hierarchy.hpp"
 
 namespace shmcoll::registry {
 
@@ -75,6 +76,13 @@ struct TeamShape {
   std::uint32_t slots = 0;
   Algorithm bcast = Algorithm::kAuto, scatter = Algorithm::kAuto, gather = Algorithm::kAuto;
 };
+
+// The shape of a team of `ranks` whose tree from the call's root is `tree`, with rank 0's
+// `options` and what formation settled: whether the team has the single copy, whether it is
+// oversubscribed, the single copy's minimum and the slot ring.
+TeamShape shape_of(const Options& options, int ranks, const topology::Tree& tree, bool single_copy,
+                   bool oversubscribed, std::uint64_t single_copy_min_bytes,
+                   std::uint64_t slot_bytes, std::uint32_t slots);
 
 struct Choice {
   bool tree = false;

@@ -33,24 +33,9 @@ std::uint64_t TeamAlgorithms::learn_single_copy_from(Kind kind) {
 }
 
 registry::TeamShape TeamAlgorithms::make_shape(int root) {
-  const Options& options = team_.options();
-  const topology::Tree& t = team_.tree(root);
-  return {team_.size(),
-          !t.levels.empty(),
-          t.depth <= 1,
-          team_.single_copy_available(),
-          team_.oversubscribed(),
-          options.single_copy == SingleCopy::kAlways,
-          single_copy_min_bytes_,
-          registry::kOversubscribedBcastSingleCopyMinBytes,
-          registry::kOversubscribedGatherSingleCopyMinBytes,
-          options.scatter_single_copy_min_team_bytes,
-          options.gather_single_copy_min_team_bytes,
-          team_.slot_bytes(),
-          team_.slots(),
-          options.bcast_algorithm,
-          options.scatter_algorithm,
-          options.gather_algorithm};
+  return registry::shape_of(team_.options(), team_.size(), team_.tree(root),
+                            team_.single_copy_available(), team_.oversubscribed(),
+                            single_copy_min_bytes_, team_.slot_bytes(), team_.slots());
 }
 
 bool TeamAlgorithms::shared_copy_beyond_minimum(Kind kind, std::uint64_t bytes, int root) {

@@ -89,12 +89,8 @@ void put(char (&dst)[N], const std::string& s) {
 }  // namespace
 
 void TeamImpl::form(Bootstrap& bootstrap) {
-  segment::Geometry geometry;
-  geometry.nranks = static_cast<std::uint32_t>(size_);
   // The creator's layout parameters win; the others adopt them from the join exchange.
-  geometry.slots = static_cast<std::uint32_t>(options_.slots_for(size_));
-  geometry.slot_bytes =
-      (options_.slot_bytes + segment::kCacheLine - 1) / segment::kCacheLine * segment::kCacheLine;
+  segment::Geometry geometry = segment::Geometry::of(size_, options_);
 
   // This process's parked segment, out of reach of its other threads' teams from now on: reused
   // if every rank offers it for the same processes, else unmapped when formation ends.

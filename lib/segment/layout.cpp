@@ -12,6 +12,14 @@ std::uint64_t whole_pages(std::uint64_t bytes) {
 }
 }  // namespace
 
+Geometry Geometry::of(int ranks, const Options& options) {
+  Geometry g;
+  g.nranks = static_cast<std::uint32_t>(ranks);
+  g.slots = static_cast<std::uint32_t>(options.slots_for(ranks));
+  g.slot_bytes = (options.slot_bytes + kCacheLine - 1) / kCacheLine * kCacheLine;
+  return g;
+}
+
 std::uint64_t Geometry::ranks_offset() const {
   return whole_pages(sizeof(SegmentHeader) + sizeof(AbortRecord));
 }

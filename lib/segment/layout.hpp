@@ -24,6 +24,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "shmcoll/options.hpp"
 #include "sync/wake_line.hpp"
 
 namespace shmcoll::segment {
@@ -188,6 +189,10 @@ struct Geometry {
   std::uint64_t ranks_offset() const;
   std::uint64_t rank_stride() const;
   std::uint64_t total_bytes() const;
+
+  // The geometry a team of `ranks` maps with `options` (SHMCOLL_SLOTS, SHMCOLL_SLOT_BYTES
+  // rounded up to whole cache lines).
+  static Geometry of(int ranks, const Options& options);
 };
 
 // Hash of the structure layout, so that two builds that disagree on it refuse to share.

@@ -25,29 +25,6 @@ int available_cpus() {
   return CPU_COUNT(&set);
 }
 
-// The registry's view of the team (coll/registry.hpp), as TeamAlgorithms builds it for a team
-// that formed.
-registry::TeamShape shape_of(const Options& options, int ranks, const topology::Tree& tree,
-                             bool oversubscribed, std::uint64_t single_copy_min_bytes) {
-  registry::TeamShape shape;
-  shape.size = ranks;
-  shape.splits = !tree.levels.empty();
-  shape.one_level = tree.depth <= 1;
-  shape.single_copy = options.single_copy != SingleCopy::kOff;
-  shape.single_copy_always = options.single_copy == SingleCopy::kAlways;
-  shape.oversubscribed = oversubscribed;
-  shape.single_copy_min_bytes = single_copy_min_bytes;
-  shape.scatter_single_copy_min_team_bytes = options.scatter_single_copy_min_team_bytes;
-  shape.gather_single_copy_min_team_bytes = options.gather_single_copy_min_team_bytes;
-  shape.slot_bytes =
-      (options.slot_bytes + segment::kCacheLine - 1) / segment::kCacheLine * segment::kCacheLine;
-  shape.slots = static_cast<std::uint32_t>(options.slots_for(ranks));
-  shape.bcast = options.bcast_algorithm;
-  shape.scatter = options.scatter_algorithm;
-  shape.gather = options.gather_algorithm;
-  return shape;
-}
-
 }  // namespace
 
 std::vector<SegmentListing> team_segments() {
@@ -59,27 +36,20 @@ std::vector<SegmentListing> team_segments() {
 
 void remove_team_segment(const std::string& name) { segment::Segment::remove(name); }
 
-int remove_job_segments(const std::string& job_id) {
+std::vector<std::string> job_segments(const std::string& job_id) {
   const std::string prefix = segment::segment_name_prefix(job_id);
-  int removed = 0;
+  std::vector<std::string> out;
   if (DIR* d = opendir("/dev/shm")) {
     while (dirent* e = readdir(d)) {
-      if (std::string(e->d_name).rfind(prefix, 0) == 0) {
-        segment::Segment::remove(e->d_name);
-        ++removed;
-      }
+      if (std::string(e->d_name).rfind(prefix, 0) == 0) out.emplace_back(e->d_name);
     }
     closedir(d);
   }
-  return removed;
+  return out;
 }
 
 SegmentSize segment_size(int ranks, const Options& options) {
-  segment::Geometry g;
-  g.nranks = static_cast<std::uint32_t>(ranks);
-  g.slots = static_cast<std::uint32_t>(options.slots_for(ranks));
-  g.slot_bytes =
-      (options.slot_bytes + segment::kCacheLine - 1) / segment::kCacheLine * segment::kCacheLine;
+  const segment::Geometry g = segment::Geometry::of(ranks, options);
   return {g.total_bytes(), g.ranks_offset(), g.rank_stride()};
 }
 
@@ -116,8 +86,10 @@ TeamPreview preview_team(int ranks, int root, const std::string& topology_spec,
   preview.cross_copy_cost =
       preview.single_copy ? copy::measure_cross_copy_cost(Options::kSlowCrossCopyCost) : 0;
   preview.single_copy_min_bytes = registry::single_copy_min_bytes(options, preview.cross_copy_cost);
+  const segment::Geometry geometry = segment::Geometry::of(ranks, options);
   const registry::TeamShape shape =
-      shape_of(options, ranks, tree, preview.oversubscribed, preview.single_copy_min_bytes);
+      registry::shape_of(options, ranks, tree, preview.single_copy, preview.oversubscribed,
+                         preview.single_copy_min_bytes, geometry.slot_bytes, geometry.slots);
   std::vector<std::uint64_t> sizes = {8,        1024,    8 * 1024, preview.single_copy_min_bytes,
                                       64 << 10, 1 << 20, 16 << 20};
   std::sort(sizes.begin(), sizes.end());

@@ -1,8 +1,6 @@
 #include "support/ranks.hpp"
 
-#include <dirent.h>
-
-#include "segment/segment.hpp"
+#include "shmcoll/introspection.hpp"
 
 namespace shmcoll::test {
 
@@ -38,15 +36,7 @@ launch::JobOutcome run_ranks(const JobSpec& spec, const std::function<void(RankC
 }
 
 std::vector<std::string> leftover_segments(const std::string& job_id) {
-  std::vector<std::string> out;
-  const std::string prefix = segment::segment_name_prefix(job_id);
-  if (DIR* d = opendir("/dev/shm")) {
-    while (dirent* e = readdir(d)) {
-      if (std::string(e->d_name).rfind(prefix, 0) == 0) out.emplace_back(e->d_name);
-    }
-    closedir(d);
-  }
-  return out;
+  return introspection::job_segments(job_id);
 }
 
 Options test_options(std::size_t slot_bytes, int slots) {
