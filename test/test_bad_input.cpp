@@ -13,6 +13,7 @@
 #include <optional>
 #include <thread>
 
+#include "protocol/deferred_checks.hpp"
 #include "support/buffers.hpp"
 #include "support/ranks.hpp"
 
@@ -350,6 +351,45 @@ std::vector<Case> signature_mismatches() {
                      if (ctx.rank == 0) std::this_thread::sleep_for(std::chrono::milliseconds(50));
                      t.scatterv(send.data(), counts, displs, kInt32, recv.data(), 0, kInt32, 0);
                    }});
+  // An empty receiver makes its comparisons later, from the root's word where it gives one
+  // size, else from the record the root posted it: here the sizes differ by rank, and rank 3
+  // expects nothing of the block the root sends it, late or early.
+  for (const int late : {-1, 0, 3}) {
+    cases.push_back({late < 0  ? "scatterv to a receiver expecting nothing, sizes differing by rank"
+                     : late == 0 ? "scatterv to a receiver expecting nothing, sizes differing by "
+                                   "rank, the root late"
+                                 : "scatterv to a receiver expecting nothing, sizes differing by "
+                                   "rank, the receiver late",
+                     {"sendcounts[3]"},
+                     [late](Team& t, RankContext& ctx) {
+                       const std::vector<Count> counts = {0, 0, 1, kN}, displs = {0, 0, 0, 1};
+                       auto send = ints(kN + 1), recv = ints(kN);
+                       if (ctx.rank == late)
+                         std::this_thread::sleep_for(std::chrono::milliseconds(50));
+                       t.scatterv(send.data(), counts, displs, kInt32, recv.data(),
+                                  ctx.rank == 2 ? 1 : 0, kInt32, 0);
+                     }});
+  }
+  // Calls in which no rank moves anything still pair up by collective and root.
+  cases.push_back({"empty v-form calls, one rank gathers while the others scatter",
+                   {"collective mismatch"},
+                   [](Team& t, RankContext& ctx) {
+                     const auto none = uniform(0);
+                     int unused = 0;
+                     if (ctx.rank == 3) {
+                       t.gatherv(&unused, 0, kInt32, &unused, none, none, kInt32, 0);
+                     } else {
+                       t.scatterv(&unused, none, none, kInt32, &unused, 0, kInt32, 0);
+                     }
+                   }});
+  cases.push_back({"empty scatterv calls, one rank names another root",
+                   {"root mismatch"},
+                   [](Team& t, RankContext& ctx) {
+                     const auto none = uniform(0);
+                     int unused = 0;
+                     t.scatterv(&unused, none, none, kInt32, &unused, 0, kInt32,
+                                ctx.rank == 2 ? 1 : 0);
+                   }});
   return cases;
 }
 
@@ -579,6 +619,90 @@ TEST_CASE("deferred checks: a v-form call in which no rank moves anything waits 
     CHECK(leftover_segments(job).empty());
   }
   munmap(at, sizeof(Shared));
+}
+
+TEST_CASE("deferred checks: a mismatch in a call that moves nothing is raised within the window") {
+  // Every call here is empty, so each rank leaves its comparisons for later, in a batch; the
+  // first call pairs rank 3's gatherv with the others' scatterv. The ranks that can find it
+  // (the root, and rank 3) must raise it by the call in which the window ends, whatever runs of
+  // empty calls follow; the others learn of it at the latest in the barrier.
+  struct Shared {
+    std::atomic<int> earliest{1 << 30};
+  };
+  void* at =
+      mmap(nullptr, sizeof(Shared), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  REQUIRE(at != MAP_FAILED);
+  auto* shared = new (at) Shared;
+  run_deferred([shared](RankContext& ctx, const Options& deferred) {
+    Team team(ctx.bootstrap, deferred);
+    const auto none = uniform(0);
+    int unused = 0;
+    int call = 1;
+    try {
+      for (; call <= 40; ++call) {
+        if (call == 1 && ctx.rank == 3) {
+          team.gatherv(&unused, 0, kInt32, &unused, none, none, kInt32, 0);
+        } else {
+          team.scatterv(&unused, none, none, kInt32, &unused, 0, kInt32, 0);
+        }
+      }
+      team.barrier();
+      ctx.fail("neither the empty calls nor the barrier raised the mismatch");
+    } catch (const Error& e) {
+      if (std::strstr(e.what(), "collective mismatch") == nullptr)
+        ctx.fail("message \"%s\" lacks \"collective mismatch\"", e.what());
+      int seen = shared->earliest.load();
+      while (call < seen && !shared->earliest.compare_exchange_weak(seen, call)) {
+      }
+    }
+  });
+  const int window = static_cast<int>(DeferredChecks::kWindow);
+  CHECK_MESSAGE(shared->earliest.load() <= 1 + window,
+                "first raised in call " << shared->earliest.load());
+  munmap(at, sizeof(Shared));
+}
+
+TEST_CASE("deferred checks: runs of empty v-form calls between calls that move data") {
+  // Empty calls leave their comparisons for later; calls whose blocks are empty for some
+  // ranks only make those ranks check the root's record later. With ranks falling behind now
+  // and then, every block must still arrive and no comparison fail.
+  run_deferred([](RankContext& ctx, const Options& deferred) {
+    Team team(ctx.bootstrap, deferred);
+    const auto none = uniform(0);
+    int unused = 0;
+    for (int i = 0; i < 300; ++i) {
+      if (ctx.rank == i % kRanks && i % 37 == 0) usleep(5'000);
+      const int root = (i / 3) % kRanks;
+      if (i % 3 != 0) {
+        team.scatterv(&unused, none, none, kInt32, &unused, 0, kInt32, root);
+        team.gatherv(&unused, 0, kInt32, &unused, none, none, kInt32, root);
+        continue;
+      }
+      // Rank r's block: r + i % 2 elements, so that some ranks' blocks are empty.
+      std::vector<Count> counts(kRanks), displs(kRanks);
+      Count total = 0;
+      for (int r = 0; r < kRanks; ++r) {
+        counts[static_cast<std::size_t>(r)] = (r + i) % 2 == 0 ? 0 : r + 1;
+        displs[static_cast<std::size_t>(r)] = total;
+        total += counts[static_cast<std::size_t>(r)];
+      }
+      const Count mine = counts[static_cast<std::size_t>(ctx.rank)];
+      std::vector<int> send(static_cast<std::size_t>(total));
+      for (Count k = 0; k < total; ++k) send[static_cast<std::size_t>(k)] = i * 1000 + static_cast<int>(k);
+      std::vector<int> recv(static_cast<std::size_t>(mine) + 1, -1);
+      team.scatterv(send.data(), counts, displs, kInt32, recv.data(), mine, kInt32, root);
+      for (Count k = 0; k < mine; ++k) {
+        const int want = i * 1000 + static_cast<int>(displs[static_cast<std::size_t>(ctx.rank)] + k);
+        if (recv[static_cast<std::size_t>(k)] != want)
+          ctx.fail("call %d: element %ld is %d, expected %d", i, static_cast<long>(k),
+                   recv[static_cast<std::size_t>(k)], want);
+      }
+      std::vector<int> back(static_cast<std::size_t>(total), -1);
+      team.gatherv(recv.data(), mine, kInt32, back.data(), counts, displs, kInt32, root);
+      if (ctx.rank == root && back != send) ctx.fail("call %d: gatherv did not restore the blocks", i);
+    }
+    team.barrier();
+  });
 }
 
 TEST_CASE("deferred checks: ranks far apart in a long run of calls compare through the history") {

@@ -3,6 +3,7 @@
 // what they published on arrival (status lines), from the signatures they left once gone
 // (history), or, for a rank that defers them, at its next arrival. A mismatch fails the team.
 #include "base/text.hpp"
+#include "protocol/inbox.hpp"
 #include "protocol/operation.hpp"
 
 namespace shmcoll {
@@ -155,53 +156,96 @@ bool CollectiveOp::matched_arrived_root() const {
 
 bool CollectiveOp::defer_to_root() {
   // Why deferring loses no mismatch: the comparisons are only made later, by the same rules
-  // (settle_deferred_root_check). This rank's arrival stays published, and its status stays at
-  // this operation until its next arrival, which settles them first; so the root's history
-  // entry for this operation, which the root rewrites only once every peer has arrived in a
-  // later one, is still there to compare with. Meanwhile peers that arrive compare themselves
-  // with this rank as before. Only the rank's last numbered operation may defer: a later one
-  // that has arrived already (a non-blocking request) would let the root rewrite that entry.
+  // (settle_deferred_checks), and what they read of the root stays in place until they are
+  // (the window's invariant, deferred_checks.hpp). Meanwhile peers that arrive compare
+  // themselves with this rank as before. Only the rank's last numbered operation defers this
+  // way: the comparisons are due at its next arrival.
   // The full comparison costs a small sender a fence and a status line per peer, most of them
   // another core's: about twice the time of its call without cross-rank comparisons.
   if (team_.rank() == sig_.root || sig_.kind == Kind::kBarrier || team_.last_op() != op_ ||
-      team_.has_deferred_root_check())
+      team_.deferred_checks().full())
     return false;
-  team_.defer_root_check(op_, sig_, expected_peer_bytes(sig_.root));
+  defer_comparisons();
   return true;
+}
+
+void CollectiveOp::defer_comparisons() {
+  // The root of a quiet operation expects nothing of anyone: every block is empty.
+  const int me = team_.rank();
+  const int other = sig_.root != 0 ? 0 : 1;  // a peer that is not the root (teams of 2 or more)
+  const std::int64_t expected =
+      me == sig_.root ? (team_.size() > 1 ? expected_peer_bytes(other) : -1)
+                      : expected_peer_bytes(sig_.root);
+  team_.deferred_checks().push(op_, sig_, expected);
+  next_peer_ = team_.size();
 }
 
 namespace {
 
-// An operation this rank has left with its comparisons deferred, seen again to make them. A
-// rank that is not the root expects the same size of every peer (DeferredRootCheck).
+// An operation this rank has left with its comparisons deferred, seen again to make them.
 class LeftOperation final : public CollectiveOp {
  public:
-  LeftOperation(TeamImpl& team, const DeferredRootCheck& check)
+  LeftOperation(TeamImpl& team, const DeferredCheck& check)
       : CollectiveOp(team, check.sig), expected_bytes_(check.expected_bytes) {
     op_ = check.op;
+    sig_.type.name = check.type_name;  // the caller's name may be gone
   }
 
   void settle() {
+    if (team_.rank() == sig_.root) {  // as any root under deferred checks
+      compare_everyone_arrived();
+      return;
+    }
     std::uint64_t packed = 0, bytes = 0;
     switch (read_peer_signature(team_.area(sig_.root).status(), op_, packed, bytes)) {
       case PeerState::kRead:  // the same step up as matched_arrived_root
         check_peer_signature(sig_.root, packed, bytes);
-        return;
+        break;
       case PeerState::kPassed:  // the root left: its history holds its signature
-        compare_with_history(sig_.root);
-        return;
+        bytes = compare_with_history(sig_.root);
+        break;
       case PeerState::kNotArrived:
+        // The root compares this rank when it arrives (it compares every peer that has).
         compare_everyone_arrived();
         return;
     }
+    // A scatterv receiver of an empty block whose root's word gives no size: the record.
+    if (sig_.kind == Kind::kScatterv && root_word::uniform_size(bytes) < 0) check_record();
   }
 
  private:
   bool advance_data(sync::WaitTarget&) override { return true; }
   // A v-form's other ranks may differ in size: only the root's word is compared with them.
   std::int64_t expected_peer_bytes(int peer) const override {
+    if (team_.rank() == sig_.root) return expected_bytes_;
     const bool v_form = sig_.kind == Kind::kScatterv || sig_.kind == Kind::kGatherv;
     return v_form && peer != sig_.root ? -1 : expected_bytes_;
+  }
+
+  // The record the root posted this rank in operation op_: posted by the time the root left
+  // the operation, and not rewritten before this rank is kWindow operations further
+  // (inbox::record_free). Its size must be this rank's.
+  void check_record() {
+    const int root = sig_.root;
+    const sync::WaitTarget root_left{&team_.area(root).progress().tag,
+                                     sync::make_tag(op_, sync::kStepDone), root};
+    if (!sync::reached(root_left)) {
+      // It has arrived (its word was read), so it posts the records and leaves without
+      // waiting for this rank. The slow-path checks are the caller's operation's, which this
+      // one is not.
+      CollectiveOp* current = team_.current();
+      team_.set_current(nullptr);
+      team_.wait(root_left);
+      team_.set_current(current);
+    }
+    if (!inbox::posted(team_, op_)) {
+      team_.fail(Status::kInternal,
+                 concat("rank ", root, " left ", where(), " (operation #", op_,
+                        ") without posting the record of rank ", team_.rank()));
+    }
+    // The record's size is this rank's alone: compared as a word that gives every rank it.
+    const inbox::Record record = inbox::read(team_, op_);
+    check_peer_signature(root, record.signature, record.bytes | root_word::kUniform);
   }
 
   std::int64_t expected_bytes_;
@@ -209,10 +253,49 @@ class LeftOperation final : public CollectiveOp {
 
 }  // namespace
 
-void settle_deferred_root_check(TeamImpl& team) {
-  DeferredRootCheck check;
-  team.take_deferred_root_check(check);
-  LeftOperation(team, check).settle();
+// The common case of a deferred check, without building an operation: every peer it compares
+// has arrived in the operation or left it, with the same collective and root, and the size
+// expected. False where one did not, or where a v-form root's word gives no size: LeftOperation
+// then makes the comparisons again, with their messages and the cases this one leaves out.
+bool matched_at_once(TeamImpl& team, const DeferredCheck& check) {
+  const std::uint64_t own = check.sig.packed();
+  const bool v_form = check.sig.kind == Kind::kScatterv || check.sig.kind == Kind::kGatherv;
+  auto matches = [&](int peer, bool v_form_root) {
+    std::uint64_t packed = 0, bytes = 0;
+    switch (read_peer_signature(team.area(peer).status(), check.op, packed, bytes)) {
+      case PeerState::kNotArrived:
+        return false;
+      case PeerState::kPassed:
+        if (!read_history(team.area(peer).history(), check.op, packed, bytes)) return false;
+        break;
+      case PeerState::kRead:
+        break;
+    }
+    if (packed != own) return false;
+    if (v_form_root) return root_word::uniform_size(bytes) == check.expected_bytes;
+    return check.expected_bytes < 0 || bytes == static_cast<std::uint64_t>(check.expected_bytes);
+  };
+  if (team.rank() != check.sig.root) return matches(check.sig.root, v_form);
+  for (int peer = 0; peer < team.size(); ++peer) {
+    if (peer != team.rank() && !matches(peer, false)) return false;
+  }
+  return true;
+}
+
+void settle_deferred_checks(TeamImpl& team) {
+  // The fence of compare_everyone_arrived, once for the batch: every operation in it published
+  // its arrival before, and every comparison reads the peers' lines after it.
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  DeferredChecks& pending = team.deferred_checks();
+  while (!pending.empty()) {
+    if (matched_at_once(team, pending.oldest())) {
+      pending.drop_oldest();
+      continue;
+    }
+    const DeferredCheck check = pending.oldest();
+    pending.drop_oldest();  // before the comparisons, which throw on a mismatch
+    LeftOperation(team, check).settle();
+  }
 }
 
 void CollectiveOp::compare_if_arrived(int peer) {
@@ -230,29 +313,24 @@ void CollectiveOp::compare_if_arrived(int peer) {
   }
 }
 
-void CollectiveOp::compare_with_history(int peer) const {
-  segment::SignatureHistory::Entry& entry =
-      team_.area(peer).history().entries[op_ % segment::SignatureHistory::kEntries];
-  // Seqlock read, paired with record_signature: the acquire load of `op` makes the fields
-  // stored before it visible; the acquire fence orders the field loads before the re-check, so
-  // values of a later rewrite are discarded (which the rewriter's wait rules out anyway).
-  const std::uint64_t before = entry.op.load(std::memory_order_acquire);
-  const std::uint64_t packed = entry.signature.load(std::memory_order_relaxed);
-  const std::uint64_t bytes = entry.bytes.load(std::memory_order_relaxed);
-  std::atomic_thread_fence(std::memory_order_acquire);
-  if (before != op_ || entry.op.load(std::memory_order_relaxed) != op_) {
+std::uint64_t CollectiveOp::compare_with_history(int peer) const {
+  std::uint64_t packed = 0, bytes = 0;
+  if (!read_history(team_.area(peer).history(), op_, packed, bytes)) {
     team_.fail(Status::kInternal,
                concat("rank ", peer, " left ", where(), " (operation #", op_,
                       ") without leaving its signature for rank ", team_.rank()));
   }
   check_peer_signature(peer, packed, bytes);
+  return bytes;
 }
 
 bool CollectiveOp::record_signature(sync::WaitTarget& blocked_on) {
   constexpr std::uint64_t kEntries = segment::SignatureHistory::kEntries;
   // The entry last held operation op_ - kEntries, which a peer may still be reading until it
-  // arrives in the operation after that one.
-  if (op_ > kEntries && !team_.peers_reached(op_ - kEntries + 1, blocked_on)) return false;
+  // arrives in the operation after that one, or, where it deferred its comparisons, until it
+  // arrives kWindow operations later (deferred_checks.hpp).
+  constexpr std::uint64_t kKept = kEntries - DeferredChecks::kWindow;
+  if (op_ > kKept && !team_.peers_reached(op_ - kKept, blocked_on)) return false;
   segment::SignatureHistory::Entry& entry = team_.self().history().entries[op_ % kEntries];
   entry.op.store(0, std::memory_order_relaxed);
   // release fence: the 0 above is visible before any of the new fields (seqlock write).

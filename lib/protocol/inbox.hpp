@@ -2,7 +2,7 @@
 // record the receiver owns its signature, a size and either a small block itself or two words
 // about a larger one; the receiver waits on its own record and reads everything there. Record
 // op mod Inbox::kRecords serves operation op, and is rewritten only once its owner has left the
-// operation that used it last. What the words mean is the writer's algorithm's business
+// operation that used it last, and DeferredChecks::kWindow more. What the words mean is the writer's algorithm's business
 // (coll/scatterv/scatterv_inbox.hpp).
 #pragma once
 
@@ -21,12 +21,15 @@ using segment::InboxRecord;
 inline std::uint64_t tag_of(std::uint64_t op) { return sync::make_tag(op, sync::kStepArrived); }
 
 // Writer: whether receiver `r`'s record for `op` may be rewritten, i.e. r has left the operation
-// that used the record last; otherwise `blocked_on` says what to wait for. Departures are
+// that used the record last and the DeferredChecks::kWindow after it; otherwise `blocked_on` says what to wait for. Departures are
 // monotone, so the cached lower bound of progress_reached answers most calls without reading
 // r's progress line.
 inline bool record_free(TeamImpl& team, int r, std::uint64_t op, sync::WaitTarget& blocked_on) {
-  if (op <= segment::Inbox::kRecords) return true;
-  const std::uint64_t left = sync::make_tag(op - segment::Inbox::kRecords, sync::kStepDone);
+  // Kept kWindow operations longer for a receiver that checks its record late
+  // (deferred_checks.hpp).
+  constexpr std::uint64_t kKept = segment::Inbox::kRecords - DeferredChecks::kWindow;
+  if (op <= kKept) return true;
+  const std::uint64_t left = sync::make_tag(op - kKept, sync::kStepDone);
   // progress_reached loads with acquire: r's reads of the record's last contents happen before
   // the stores below.
   if (team.progress_reached(r, left)) return true;
@@ -86,6 +89,11 @@ struct Record {
   std::uint64_t where = 0;       // payload[0] of a block that is not inline
   std::uint64_t root_share = 0;  // payload[1] of a block that is not inline
 };
+
+// Receiver: whether its record of `op` has been posted (acquire, as awaited()'s wait).
+inline bool posted(TeamImpl& team, std::uint64_t op) {
+  return team.self().inbox(op).tag.load(std::memory_order_acquire) == tag_of(op);
+}
 
 // Receiver, once awaited() is reached (its acquire load makes the fields visible): reads the
 // record of `op`. The owner reads its record while no root may rewrite it (record_free), but a

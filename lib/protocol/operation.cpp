@@ -44,7 +44,11 @@ void CollectiveOp::prepare_exposed_buffer() {
 
 void CollectiveOp::arrive() {
   if (stage_ != Stage::kStart) return;
-  if (team_.has_deferred_root_check()) settle_deferred_root_check(team_);
+  // A quiet operation leaves the pending comparisons to a later call, as long as the window
+  // allows (deferred_checks.hpp); any other makes them first.
+  const DeferredChecks& pending = team_.deferred_checks();
+  if (!pending.empty() && (!quiet_ || pending.due_before(team_.last_op() + 1)))
+    settle_deferred_checks(team_);
   op_ = team_.next_op();
   plan_before_arrival();
   // Small calls have nothing to prepare: the test here spares them the call.
@@ -86,6 +90,8 @@ bool CollectiveOp::advance(sync::WaitTarget& blocked_on) {
             return false;
           }
         }
+      } else if (quiet_) {
+        defer_comparisons();
       } else {
         compare_arrived_peers();
         for (; has_must_compare_ && next_required_ < team_.size(); ++next_required_) {

@@ -9,8 +9,9 @@
 //            matches (a peer already past this operation has checked ours);
 //            CheckLevel::kDeferred: the same for the peers that arrived before this rank, read
 //            from their status or history, without waiting for the others (they compare
-//            themselves with this rank when they arrive); then this rank's signature goes
-//            into its history for them
+//            themselves with this rank when they arrive), or, in an operation in which this
+//            rank moves nothing (quiet_), later in a batch (deferred_checks.hpp); then this
+//            rank's signature goes into its history for them
 //   verdict  when the algorithm asks for it, wait until the root has finished its checks
 //   done     publish departure
 // The stage machine is operation.cpp; the comparisons of the agree stage, and those a slow wait
@@ -74,8 +75,8 @@ class CollectiveOp {
   // The words of a size mismatch with a v-form root's uniform word of `size` bytes.
   std::string root_word_text(std::int64_t size) const;
   // CheckLevel::kDeferred: the same for a peer that has left this operation, from the
-  // signature it left in its history.
-  void compare_with_history(int peer) const;
+  // signature it left in its history; returns the size it left there.
+  std::uint64_t compare_with_history(int peer) const;
 
   // "bcast (root 3)" (the operation's number, once started, is op()).
   std::string where() const;
@@ -170,6 +171,13 @@ class CollectiveOp {
   TeamImpl& team_;
   OpSignature sig_;
   std::uint64_t op_ = 0;
+  // Set by the constructor where, under CheckLevel::kDeferred, this rank moves nothing in the
+  // call and no peer waits for anything from it but its arrival: a flat v-form's rank whose
+  // own part is empty (and, at the root, every other rank's too). Its data stage is empty and
+  // its comparisons wait for a later call (deferred_checks.hpp), so that the call reads no
+  // peer's line. A scatterv receiver's is then made from the root's word, or else from the
+  // record the root posted it (a flat scatterv root posts one to every receiver).
+  bool quiet_ = false;
   bool has_must_compare_ = false;  // some peer may need must_compare (set before the call runs)
   // False in operations whose checked_in_data_path is false for every peer (a gatherv sender):
   // the agree stage then asks no one, and looks up no parent in the root's tree.
@@ -204,9 +212,11 @@ class CollectiveOp {
   // fails the team.
   bool matched_arrived_root() const;
   // CheckLevel::kDeferred, not the root, and the root not arrived yet: leaves the comparisons to
-  // settle_deferred_root_check, at this rank's next arrival. False where that is not allowed.
+  // settle_deferred_checks, at this rank's next arrival. False where that is not allowed.
   bool defer_to_root();
   void compare_if_arrived(int peer);
+  // Leaves this operation's comparisons to settle_deferred_checks (deferred_checks.hpp).
+  void defer_comparisons();
   bool record_signature(sync::WaitTarget& blocked_on);
   void flush_deferred_ack();
 
@@ -222,10 +232,11 @@ class CollectiveOp {
   bool blocking_ = false;  // mark_blocking
 };
 
-// Makes the comparisons that team.take_deferred_root_check() holds (see DeferredRootCheck):
-// with the root if it has arrived in that operation or left it, else with every peer that has.
-// Never waits; throws (and aborts the team) on a mismatch.
-void settle_deferred_root_check(TeamImpl& team);
+// Makes the comparisons that team.deferred_checks() holds, oldest first, and empties it: a rank
+// that is not the root compares with the root if it has arrived in that operation or left it,
+// else with every peer that has; the root with every peer that has. Throws (and aborts the
+// team) on a mismatch. Waits only for a scatterv root that has arrived to post its records.
+void settle_deferred_checks(TeamImpl& team);
 
 // What a peer published on arrival in an operation (its status line).
 struct PeerArrival {
@@ -276,6 +287,21 @@ inline PeerState read_peer_signature(const segment::StatusLine& status, std::uin
     packed = status.signature.load(std::memory_order_relaxed);
     bytes = status.bytes.load(std::memory_order_relaxed);
   });
+}
+
+// A peer's signature for operation `op` from its history (segment::SignatureHistory), with the
+// seqlock rule of record_signature: the acquire load of `op` makes the fields stored before it
+// visible; the acquire fence orders the field loads before the re-check, so values of a later
+// rewrite are discarded. False where the entry holds another operation.
+inline bool read_history(const segment::SignatureHistory& history, std::uint64_t op,
+                         std::uint64_t& packed, std::uint64_t& bytes) {
+  const segment::SignatureHistory::Entry& entry =
+      history.entries[op % segment::SignatureHistory::kEntries];
+  const std::uint64_t before = entry.op.load(std::memory_order_acquire);
+  packed = entry.signature.load(std::memory_order_relaxed);
+  bytes = entry.bytes.load(std::memory_order_relaxed);
+  std::atomic_thread_fence(std::memory_order_acquire);
+  return before == op && entry.op.load(std::memory_order_relaxed) == op;
 }
 
 }  // namespace shmcoll

@@ -4,7 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cstring>
+#include <exception>
 #include <map>
 
 #include "base/text.hpp"
@@ -40,17 +40,7 @@ TeamImpl::TeamImpl(Bootstrap& bootstrap, const Options& options) : options_(opti
   policy_.sleep_slice_ns = std::int64_t{std::max(options_.peer_check_ms, 1)} * 1'000'000;
 }
 
-TeamImpl::~TeamImpl() {
-  // A check deferred in the team's last operation: made now, so that a mismatch only this rank
-  // would find is still recorded for the peers (this rank has no later call to report it in).
-  if (has_deferred_root_check() && !abort_recorded()) {
-    try {
-      settle_deferred_root_check(*this);
-    } catch (const Error&) {  // recorded for the team by fail(); nobody here to throw to
-    }
-  }
-  park_segment();
-}
+TeamImpl::~TeamImpl() { park_segment(); }
 
 void TeamImpl::park_segment() {
   // Ranks that share a process (threads) would each park their own mapping of the segment, and
@@ -73,9 +63,20 @@ void TeamImpl::park_segment() {
 void TeamImpl::leave() {
   if (left_) return;
   left_ = true;
+  // The comparisons deferred in the last calls: a mismatch only this rank would find is raised
+  // here, and recorded for the peers (this rank has no later call to report it in).
+  std::exception_ptr mismatch;
+  if (!deferred_checks_.empty() && !abort_recorded()) {
+    try {
+      settle_deferred_checks(*this);
+    } catch (const Error&) {
+      mismatch = std::current_exception();
+    }
+  }
   const std::uint64_t mine = op_ + 1;
   // release: pairs with the acquire below on the ranks that leave later.
   area(rank_).progress().left_after.store(mine, std::memory_order_release);
+  if (mismatch) std::rethrow_exception(mismatch);
   if (failures_.failed()) return;  // this rank has raised the team's error already
   check_aborted();                 // one a peer found that this rank has not heard of
   // The count each rank left with, as far as this rank knows: its own and those that left.
@@ -94,17 +95,6 @@ void TeamImpl::leave() {
   text += " (seen by rank " + std::to_string(rank_) + " as it left)";
   record_abort(Status::kInvalidArgument, text, Cause::kCollectiveMismatch);
   throw InvalidArgument(text, Cause::kCollectiveMismatch);
-}
-
-void TeamImpl::defer_root_check(std::uint64_t op, const OpSignature& sig,
-                                std::int64_t expected_bytes) {
-  DeferredRootCheck& check = deferred_root_check_;
-  check.op = op;
-  check.sig = sig;
-  check.expected_bytes = expected_bytes;
-  const std::size_t n = strnlen(sig.type.name, sizeof check.type_name - 1);
-  std::memcpy(check.type_name, sig.type.name, n);
-  check.type_name[n] = '\0';
 }
 
 const topology::Tree& TeamImpl::build_tree(int root) {

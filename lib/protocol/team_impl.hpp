@@ -14,6 +14,7 @@
 
 #include "copy/huge_pages.hpp"
 #include "copy/staging_buffer.hpp"
+#include "protocol/deferred_checks.hpp"
 #include "protocol/failure_domain.hpp"
 #include "protocol/shared_buffers.hpp"
 #include "protocol/signature.hpp"
@@ -29,21 +30,6 @@
 namespace shmcoll {
 
 class CollectiveOp;
-
-// CheckLevel::kDeferred: the comparisons a rank left an operation without, because its root had
-// not arrived yet (CollectiveOp::defer_to_root). They are made when the rank next arrives in
-// the team, or when the team is destroyed.
-struct DeferredRootCheck {
-  std::uint64_t op = 0;  // 0: none pending
-  OpSignature sig;       // its type's name points into type_name
-  // What the operation expected of every peer's size: -1 (not checked) or its own bytes (a
-  // rank that is not the root expects the same of each peer; in a v-form only of the root's
-  // word, see CollectiveOp::check_peer_signature).
-  std::int64_t expected_bytes = -1;
-  // A copy of the datatype's name for the messages: the caller's may not outlive its call (the
-  // MPI plugin names derived types per call).
-  char type_name[48] = {};
-};
 
 // Who must acknowledge a slot before its writer may fill it again (the slot-reuse rule):
 // slot s may be rewritten only when every rank in `readers` shows a status tag >= ack_tag,
@@ -113,7 +99,8 @@ class TeamImpl final : public sync::WaitObserver {
   void run(CollectiveOp& op);
   // Numbers the next operation; throws if the team was aborted or this rank left it.
   std::uint64_t next_op();
-  // Publishes how many operations this rank ran and compares it with the ranks that left
+  // Makes the comparisons this rank deferred (deferred_checks.hpp), then publishes how many
+  // operations this rank ran and compares it with the ranks that left
   // before: every pair of ranks is compared by the later of the two to leave, so that a rank
   // that ran fewer or more collectives than another is found at the latest when the team ends
   // (deferred checks never compare an operation a rank skipped). Throws InvalidArgument
@@ -124,15 +111,8 @@ class TeamImpl final : public sync::WaitObserver {
   // The last operation numbered.
   std::uint64_t last_op() const { return op_; }
 
-  // See DeferredRootCheck. At most one is pending: each arrival settles the previous one first.
-  void defer_root_check(std::uint64_t op, const OpSignature& sig, std::int64_t expected_bytes);
-  bool has_deferred_root_check() const { return deferred_root_check_.op != 0; }
-  // The pending check, now owned by the caller (its sig.type.name points into it).
-  void take_deferred_root_check(DeferredRootCheck& out) {
-    out = deferred_root_check_;
-    out.sig.type.name = out.type_name;
-    deferred_root_check_.op = 0;
-  }
+  // The comparisons this rank deferred (deferred_checks.hpp).
+  DeferredChecks& deferred_checks() { return deferred_checks_; }
 
   // Marks the team aborted for every rank (first error wins) and throws on this rank.
   [[noreturn]] void fail(Status status, const std::string& message,
@@ -160,6 +140,7 @@ class TeamImpl final : public sync::WaitObserver {
   // The operation whose arguments the slow-path checks compare with a stalled peer's (run() sets
   // it; the non-blocking engine sets its head operation).
   void set_current(CollectiveOp* op) { current_ = op; }
+  CollectiveOp* current() const { return current_; }
   const sync::WaitPolicy& wait_policy() const { return policy_; }
   void on_slow_wait(const sync::WaitTarget& target, std::int64_t waited_ns) override;
   void before_sleep() override { wake_sleepers(); }
@@ -237,7 +218,7 @@ class TeamImpl final : public sync::WaitObserver {
   sync::WaitPolicy policy_;
   std::uint64_t op_ = 0;
   bool left_ = false;
-  DeferredRootCheck deferred_root_check_;
+  DeferredChecks deferred_checks_;
   FailureDomain failures_{segment_, pids_};
   bool wake_pending_ = false;        // published since the last wake_sleepers()
   std::uint64_t peers_reached_ = 0;  // every peer was seen in this operation or a later one

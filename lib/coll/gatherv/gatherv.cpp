@@ -63,6 +63,8 @@ GathervOp::GathervOp(TeamAlgorithms& algorithms, const void* sendbuf, Count send
                                           as_span(blocks), root);
   sig_.type = recvtype;
   uniform_word_ = root_word::uniform_size(sig_.bytes) >= 0;
+  // No sender sends anything: its word (0 for each) is all they need, and it reads nothing.
+  quiet_ = !tree_ && largest == 0 && team_.options().checks == CheckLevel::kDeferred;
   for (int r = 0; r < team_.size() && !uniform_word_; ++r)
     if (r != root && blocks[static_cast<std::size_t>(r)].bytes == 0) has_must_compare_ = true;
   if (!in_place) {

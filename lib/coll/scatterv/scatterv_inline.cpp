@@ -47,24 +47,33 @@ InlineScattervOp::InlineScattervOp(TeamAlgorithms& algorithms, const void* sendb
   const validate::Context ctx{Kind::kScatterv, team_.rank(), team_.size(), root,
                               team_.slot_bytes()};
   validate::common(ctx, in_place);
+  const bool deferred = team_.options().checks == CheckLevel::kDeferred;
   if (!ctx.is_root()) {
     sig_.bytes = scatterv_args::check_receiver(ctx, recvbuf, recvcount, recvtype);
+    // An empty block: nothing to wait for (as the MPIs return from such a call at once). A
+    // root of a matching call posts a record of 0 bytes, or none where its word says 0.
+    quiet_ = deferred && sig_.bytes == 0 && !algorithms.v_form_uses_tree(Kind::kScatterv, root);
     return;
   }
-  expect_root_stores(scatterv_args::check_root(ctx, sendbuf, sendcounts, displs, sendtype, recvbuf,
-                                               recvcount, recvtype, in_place, blocks_));
+  const std::uint64_t total = scatterv_args::check_root(ctx, sendbuf, sendcounts, displs, sendtype,
+                                                        recvbuf, recvcount, recvtype, in_place,
+                                                        blocks_);
+  expect_root_stores(total);
   for (const validate::Block& blk : blocks_) lend(sendbuf_ + blk.offset, blk.bytes);
   // As ScattervOp's root: it checks each peer against sendcounts, and publishes the receivers'
   // one size where they have one (this path is flat at the root).
-  sig_.bytes = published_sizes::published(true, team_.options().checks == CheckLevel::kFull,
-                                          as_span(blocks_), root);
+  sig_.bytes = published_sizes::published(true, !deferred, as_span(blocks_), root);
+  // No block for another rank: its word (0 for each) is all a receiver needs, so it posts no
+  // records, and its own block, if any, is a copy of its own.
+  quiet_ = deferred && total == 0;
 }
 
 std::int64_t InlineScattervOp::expected_peer_bytes(int peer) const {
-  // A receiver checks the root through its record (or, where it left the record, its size
-  // against the root's word), the others against the root's one size.
+  // A receiver checks the root through its record, and its size against the root's word where
+  // that gives one (a quiet receiver, or one whose record does not come); the others against
+  // the root's one size.
   if (team_.rank() != sig_.root) {
-    if (peer == sig_.root) return left_record_ ? static_cast<std::int64_t>(sig_.bytes) : -1;
+    if (peer == sig_.root) return static_cast<std::int64_t>(sig_.bytes);
     return sizes_.uniform;
   }
   return static_cast<std::int64_t>(blocks_[static_cast<std::size_t>(peer)].bytes);
@@ -93,15 +102,15 @@ bool InlineScattervOp::post_records(sync::WaitTarget& blocked_on) {
 
 bool InlineScattervOp::advance_data(sync::WaitTarget& blocked_on) {
   if (team_.rank() == sig_.root) {
-    if (!post_records(blocked_on)) return false;
+    if (!quiet_ && !post_records(blocked_on)) return false;
     const validate::Block& own = blocks_[static_cast<std::size_t>(sig_.root)];
     if (!in_place_ && own.bytes > 0) std::memcpy(recvbuf_, sendbuf_ + own.offset, own.bytes);
     return true;
   }
+  if (quiet_) return true;
   if (!received_) {
     const sync::WaitTarget record_posted = scatterv_inbox::awaited(team_, op_, sig_.root);
     if (!sync::reached(record_posted)) {
-      if (sig_.bytes == 0 && leaves_empty_block()) return true;
       blocked_on = record_posted;
       return false;
     }
@@ -118,35 +127,6 @@ bool InlineScattervOp::advance_data(sync::WaitTarget& blocked_on) {
   // arrived before it posted the record; a fingerprint waits for every peer's arrival, which
   // the agree stage under full checks waits for anyway.
   return published_sizes::learn(*this, team_, sizes_, blocked_on);
-}
-
-bool InlineScattervOp::leaves_empty_block() {
-  if (team_.options().checks != CheckLevel::kDeferred || waits_for_record_) return false;
-  waits_for_record_ = true;  // unless one of the ways out below holds now
-  // If the root's arrival is not seen here, the root sees this rank's, and compares its size
-  // with sendcounts itself.
-  fence_before_reading_peers();
-  std::uint64_t packed = 0, word = 0;
-  switch (read_peer_signature(team_.area(sig_.root).status(), op_, packed, word)) {
-    case PeerState::kNotArrived:
-      // The kind and root, and the size where the root's word gives one, are compared with the
-      // root's signature at this rank's next arrival (defer_to_root's rule: only for the last
-      // operation, one at a time).
-      if (team_.last_op() != op_ || team_.has_deferred_root_check()) return false;
-      team_.defer_root_check(op_, sig_, 0);
-      break;
-    case PeerState::kRead:
-      // The root's word names one size for every receiver: compared with it here (0). Any
-      // other word says nothing of this rank's block, which the record then must.
-      if (root_word::uniform_size(word) < 0) return false;
-      left_record_ = true;  // expected_peer_bytes(root): this rank's size
-      check_peer_signature(sig_.root, packed, word);
-      break;
-    case PeerState::kPassed:
-      return false;  // the root left: the record is there
-  }
-  left_record_ = true;
-  return true;
 }
 
 }  // namespace shmcoll

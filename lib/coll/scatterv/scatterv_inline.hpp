@@ -35,9 +35,10 @@ class InlineScattervOp final : public AlgorithmOp {
   bool advance_data(sync::WaitTarget& blocked_on) override;
   std::int64_t expected_peer_bytes(int peer) const override;
   std::string expected_bytes_text(int peer) const override;
-  // A receiver compared itself with the root when it checked the root's record.
+  // A receiver compared itself with the root when it checked the root's record (which a quiet
+  // one reads only when it settles its comparisons).
   bool checked_in_data_path(int peer) const override {
-    return peer == sig_.root && team_.rank() != sig_.root;
+    return peer == sig_.root && team_.rank() != sig_.root && !quiet_;
   }
   // As ScattervOp: only the root sees every rank's size, so under CheckLevel::kFull the others
   // wait for its verdict, unless what it published of their sizes let them check them
@@ -46,21 +47,12 @@ class InlineScattervOp final : public AlgorithmOp {
     return team_.rank() != sig_.root && sizes_.needs_verdict();
   }
   bool post_records(sync::WaitTarget& blocked_on);
-  // A receiver of an empty block under CheckLevel::kDeferred, whose record has not come yet:
-  // whether it may return without it, as the MPIs return from such a call at once. True where
-  // the root's uniform word gave its size, or the root had not arrived (then the root compares
-  // this rank, and this rank the root at its next arrival). False, once, where only the record
-  // can tell: the rank then waits for it as any receiver does.
-  bool leaves_empty_block();
-
   const std::byte* sendbuf_ = nullptr;
   std::byte* recvbuf_ = nullptr;
   bool in_place_ = false;
   PlanVector<validate::Block> blocks_;  // root: every rank's block of sendbuf
   int next_record_ = 0;                 // root: the next receiver to post a record for
   bool received_ = false;               // receiver: its block is in
-  bool waits_for_record_ = false;       // receiver: leaves_empty_block said no
-  bool left_record_ = false;            // receiver: its empty block went without the record
   published_sizes::RootSizes sizes_;    // receiver: what the root published of the sizes
 };
 
