@@ -355,7 +355,7 @@ std::vector<Case> signature_mismatches() {
   // size, else from the record the root posted it: here the sizes differ by rank, and rank 3
   // expects nothing of the block the root sends it, late or early.
   for (const int late : {-1, 0, 3}) {
-    cases.push_back({late < 0  ? "scatterv to a receiver expecting nothing, sizes differing by rank"
+    cases.push_back({late < 0 ? "scatterv to a receiver expecting nothing, sizes differing by rank"
                      : late == 0 ? "scatterv to a receiver expecting nothing, sizes differing by "
                                    "rank, the root late"
                                  : "scatterv to a receiver expecting nothing, sizes differing by "
@@ -688,18 +688,21 @@ TEST_CASE("deferred checks: runs of empty v-form calls between calls that move d
       }
       const Count mine = counts[static_cast<std::size_t>(ctx.rank)];
       std::vector<int> send(static_cast<std::size_t>(total));
-      for (Count k = 0; k < total; ++k) send[static_cast<std::size_t>(k)] = i * 1000 + static_cast<int>(k);
+      for (Count k = 0; k < total; ++k)
+        send[static_cast<std::size_t>(k)] = i * 1000 + static_cast<int>(k);
       std::vector<int> recv(static_cast<std::size_t>(mine) + 1, -1);
       team.scatterv(send.data(), counts, displs, kInt32, recv.data(), mine, kInt32, root);
       for (Count k = 0; k < mine; ++k) {
-        const int want = i * 1000 + static_cast<int>(displs[static_cast<std::size_t>(ctx.rank)] + k);
+        const int want =
+            i * 1000 + static_cast<int>(displs[static_cast<std::size_t>(ctx.rank)] + k);
         if (recv[static_cast<std::size_t>(k)] != want)
           ctx.fail("call %d: element %ld is %d, expected %d", i, static_cast<long>(k),
                    recv[static_cast<std::size_t>(k)], want);
       }
       std::vector<int> back(static_cast<std::size_t>(total), -1);
       team.gatherv(recv.data(), mine, kInt32, back.data(), counts, displs, kInt32, root);
-      if (ctx.rank == root && back != send) ctx.fail("call %d: gatherv did not restore the blocks", i);
+      if (ctx.rank == root && back != send)
+        ctx.fail("call %d: gatherv did not restore the blocks", i);
     }
     team.barrier();
   });

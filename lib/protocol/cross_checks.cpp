@@ -173,9 +173,9 @@ void CollectiveOp::defer_comparisons() {
   // The root of a quiet operation expects nothing of anyone: every block is empty.
   const int me = team_.rank();
   const int other = sig_.root != 0 ? 0 : 1;  // a peer that is not the root (teams of 2 or more)
-  const std::int64_t expected =
-      me == sig_.root ? (team_.size() > 1 ? expected_peer_bytes(other) : -1)
-                      : expected_peer_bytes(sig_.root);
+  const std::int64_t expected = me == sig_.root
+                                    ? (team_.size() > 1 ? expected_peer_bytes(other) : -1)
+                                    : expected_peer_bytes(sig_.root);
   team_.deferred_checks().push(op_, sig_, expected);
   next_peer_ = team_.size();
 }
@@ -239,9 +239,8 @@ class LeftOperation final : public CollectiveOp {
       team_.set_current(current);
     }
     if (!inbox::posted(team_, op_)) {
-      team_.fail(Status::kInternal,
-                 concat("rank ", root, " left ", where(), " (operation #", op_,
-                        ") without posting the record of rank ", team_.rank()));
+      team_.fail(Status::kInternal, concat("rank ", root, " left ", where(), " (operation #", op_,
+                                           ") without posting the record of rank ", team_.rank()));
     }
     // The record's size is this rank's alone: compared as a word that gives every rank it.
     const inbox::Record record = inbox::read(team_, op_);

@@ -2,13 +2,14 @@
 // record the receiver owns its signature, a size and either a small block itself or two words
 // about a larger one; the receiver waits on its own record and reads everything there. Record
 // op mod Inbox::kRecords serves operation op, and is rewritten only once its owner has left the
-// operation that used it last, and DeferredChecks::kWindow more. What the words mean is the writer's algorithm's business
-// (coll/scatterv/scatterv_inbox.hpp).
+// operation that used it last, and DeferredChecks::kWindow more. What the words mean is the
+// writer's algorithm's business (coll/scatterv/scatterv_inbox.hpp).
 #pragma once
 
 #include <cstdint>
 #include <cstring>
 
+#include "protocol/deferred_checks.hpp"
 #include "protocol/team_impl.hpp"
 #include "segment/layout.hpp"
 #include "sync/tag.hpp"
@@ -21,9 +22,9 @@ using segment::InboxRecord;
 inline std::uint64_t tag_of(std::uint64_t op) { return sync::make_tag(op, sync::kStepArrived); }
 
 // Writer: whether receiver `r`'s record for `op` may be rewritten, i.e. r has left the operation
-// that used the record last and the DeferredChecks::kWindow after it; otherwise `blocked_on` says what to wait for. Departures are
-// monotone, so the cached lower bound of progress_reached answers most calls without reading
-// r's progress line.
+// that used the record last and the DeferredChecks::kWindow after it; otherwise `blocked_on` says
+// what to wait for. Departures are monotone, so the cached lower bound of progress_reached answers
+// most calls without reading r's progress line.
 inline bool record_free(TeamImpl& team, int r, std::uint64_t op, sync::WaitTarget& blocked_on) {
   // Kept kWindow operations longer for a receiver that checks its record late
   // (deferred_checks.hpp).

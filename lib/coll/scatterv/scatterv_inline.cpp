@@ -55,9 +55,8 @@ InlineScattervOp::InlineScattervOp(TeamAlgorithms& algorithms, const void* sendb
     quiet_ = deferred && sig_.bytes == 0 && !algorithms.v_form_uses_tree(Kind::kScatterv, root);
     return;
   }
-  const std::uint64_t total = scatterv_args::check_root(ctx, sendbuf, sendcounts, displs, sendtype,
-                                                        recvbuf, recvcount, recvtype, in_place,
-                                                        blocks_);
+  const std::uint64_t total = scatterv_args::check_root(
+      ctx, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, in_place, blocks_);
   expect_root_stores(total);
   for (const validate::Block& blk : blocks_) lend(sendbuf_ + blk.offset, blk.bytes);
   // As ScattervOp's root: it checks each peer against sendcounts, and publishes the receivers'
