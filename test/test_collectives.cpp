@@ -54,7 +54,7 @@ void run_matrix(Check check, bool has_in_place, bool v_form, int n,
             }
           }
         }
-        if (getenv("SHMCOLL_TEST_TRACE"))
+        if (getenv("TRACE_COLLECTIVE_TESTS"))
           fprintf(stderr, "rank %d of %d ran %llu calls\n", ctx.rank, n, (unsigned long long)seq);
       },
       &job);

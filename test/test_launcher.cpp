@@ -175,6 +175,16 @@ TEST_CASE("shmcoll-run: the ranks die with a launcher killed by SIGKILL") {
   std::remove(out.c_str());
 }
 
+TEST_CASE("shmcoll-run: a SHMCOLL_* variable that shmcoll does not read gets a warning") {
+  const Run r = run_command("SHMCOLL_SLOT_BYTE=4K SHMCOLL_MPI_VERBOSE=1 " +
+                            std::string(SHMCOLL_RUN_PATH) + " -n 2 -- " + kProgram + " ok");
+  INFO(r.output);
+  CHECK(r.status == 0);
+  CHECK(r.output.find("shmcoll-run: warning: SHMCOLL_SLOT_BYTE is not a shmcoll variable (did "
+                      "you mean SHMCOLL_SLOT_BYTES?); ignored") != std::string::npos);
+  CHECK(r.output.find("SHMCOLL_MPI_VERBOSE is not") == std::string::npos);  // the plugin's
+}
+
 TEST_CASE("shmcoll-run: --help and bad usage") {
   const Run help = run("--help");
   CHECK(help.status == 0);

@@ -2,6 +2,7 @@
 // parameter parsing, layout sizes.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <set>
 
@@ -211,6 +212,26 @@ TEST_CASE("parameters are read from the environment once and checked") {
   for (const ParameterInfo& p : parameters(Options::from_env()))
     found = found || p.name == "SHMCOLL_TIMEOUT";
   CHECK(found);
+}
+
+TEST_CASE("options: SHMCOLL_* variables that shmcoll does not read are named") {
+  setenv("SHMCOLL_CHEKS", "full", 1);          // a typo of a parameter
+  setenv("SHMCOLL_QUITE_UNLIKE_ANY", "1", 1);  // a name far from any
+  setenv("SHMCOLL_CHECKS", "full", 1);         // a parameter
+  setenv("SHMCOLL_RANK", "0", 1);              // what shmcoll-run gives its ranks
+  setenv("SHMCOLL_CALLERS_OWN", "1", 1);       // a caller's own (as the plugin's)
+  const std::vector<std::string> unknown = unknown_variables({"SHMCOLL_CALLERS_OWN"});
+  auto named = [&](const std::string& text) {
+    return std::count(unknown.begin(), unknown.end(), text);
+  };
+  CHECK(unknown.size() == 2);
+  CHECK(named("SHMCOLL_CHEKS is not a shmcoll variable (did you mean SHMCOLL_CHECKS?); "
+              "ignored") == 1);
+  CHECK(named("SHMCOLL_QUITE_UNLIKE_ANY is not a shmcoll variable; ignored") == 1);
+  CHECK(unknown_variables().size() == 3);  // without the caller's own
+  for (const char* v : {"SHMCOLL_CHEKS", "SHMCOLL_QUITE_UNLIKE_ANY", "SHMCOLL_CHECKS",
+                        "SHMCOLL_RANK", "SHMCOLL_CALLERS_OWN"})
+    unsetenv(v);
 }
 
 TEST_CASE("segment geometry: a fixed part plus a per-rank part, all page aligned") {

@@ -18,7 +18,9 @@
 #include "cli.hpp"
 #include "launch/job.hpp"
 #include "launch/placement.hpp"
+#include "mpi/plugin_parameters.hpp"
 #include "shmcoll/introspection.hpp"
+#include "shmcoll/options.hpp"
 
 namespace {
 
@@ -34,7 +36,8 @@ constexpr const char* kDescription =
     "Starts N ranks of PROGRAM on this node as one shmcoll job.\n\n"
     "Each rank gets SHMCOLL_RANK, SHMCOLL_SIZE, SHMCOLL_JOB and SHMCOLL_BOOTSTRAP_FD in its\n"
     "environment; shmcoll::SocketBootstrap::from_environment() reads them. Other SHMCOLL_*\n"
-    "variables (see shmcoll-info) pass through unchanged.";
+    "variables (see shmcoll-info) pass through unchanged; one that shmcoll does not read is\n"
+    "named in a warning.";
 constexpr const char* kExitStatus =
     "Exit status: 0 when every rank exits with 0; otherwise the exit status of the first rank\n"
     "that failed (128+signal if a signal killed it), 124 on --timeout, 130 on Ctrl-C (SIGINT),\n"
@@ -92,6 +95,12 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "shmcoll-run: no PROGRAM to run (see --help)\n");
     return 2;
   }
+  // A misspelled or removed SHMCOLL_* variable would pass to the ranks and be ignored there.
+  std::vector<std::string> plugin_names;
+  for (const shmcoll::mpi::PluginParameter* p : shmcoll::mpi::kPluginParameters)
+    plugin_names.emplace_back(p->name);
+  for (const std::string& unknown : shmcoll::unknown_variables(plugin_names))
+    std::fprintf(stderr, "shmcoll-run: warning: %s\n", unknown.c_str());
   std::vector<char*> program;
   for (std::string& c : command) program.push_back(c.data());
   program.push_back(nullptr);

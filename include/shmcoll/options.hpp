@@ -136,4 +136,12 @@ struct ParameterInfo {
 };
 SHMCOLL_API std::vector<ParameterInfo> parameters(const Options& current);
 
+// The SHMCOLL_* variables in the environment that shmcoll reads nowhere (a misspelled name, or
+// a parameter that no longer exists), which would otherwise be ignored in silence: one line
+// each, "SHMCOLL_CHEKS is not a shmcoll variable (did you mean SHMCOLL_CHECKS?); ignored".
+// Known are the parameters above, the variables shmcoll-run gives its ranks, and `also_known`
+// (a caller's own, such as the MPI plugin's).
+SHMCOLL_API std::vector<std::string> unknown_variables(
+    const std::vector<std::string>& also_known = {});
+
 }  // namespace shmcoll

@@ -1,11 +1,14 @@
 // The parameter registry: one row per tunable, read from the environment in one place.
 #include "shmcoll/options.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
 #include <string>
+#include <string_view>
 
 #include "shmcoll/byte_size.hpp"
 #include "shmcoll/error.hpp"
@@ -257,6 +260,55 @@ Options Options::from_env(std::vector<std::string>& problems) {
     }
   }
   return o;
+}
+
+namespace {
+
+// Edits (insertions, deletions, substitutions) between two names.
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+}  // namespace
+
+std::vector<std::string> unknown_variables(const std::vector<std::string>& also_known) {
+  constexpr std::string_view kPrefix = "SHMCOLL_";
+  // What shmcoll-run sets in each rank (SocketBootstrap::from_environment reads them).
+  std::vector<std::string> known = {"SHMCOLL_RANK", "SHMCOLL_SIZE", "SHMCOLL_JOB",
+                                    "SHMCOLL_BOOTSTRAP_FD"};
+  for (const Row& row : rows()) known.emplace_back(row.name);
+  known.insert(known.end(), also_known.begin(), also_known.end());
+  std::vector<std::string> out;
+  for (char** entry = environ; *entry != nullptr; ++entry) {
+    const std::string_view setting(*entry);
+    const std::string_view name = setting.substr(0, setting.find('='));
+    if (name.substr(0, kPrefix.size()) != kPrefix ||
+        std::find(known.begin(), known.end(), name) != known.end())
+      continue;
+    // The closest known name, if a few edits away: a typo rather than a name of its own.
+    const std::string* closest = nullptr;
+    std::size_t best = 4;
+    for (const std::string& k : known) {
+      if (const std::size_t d = edit_distance(name, k); d < best) {
+        best = d;
+        closest = &k;
+      }
+    }
+    out.push_back(std::string(name) + " is not a shmcoll variable" +
+                  (closest ? " (did you mean " + *closest + "?)" : std::string()) + "; ignored");
+  }
+  return out;
 }
 
 std::vector<ParameterInfo> parameters(const Options& current) {
