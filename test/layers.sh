@@ -4,7 +4,8 @@
 # The algorithms (lib/coll) touch shared memory only through the protocol's calls: no atomics
 # or memory orders of their own. The tools use the public API (include/shmcoll/, with its
 # introspection.hpp) and nothing else of lib/, but for the launcher's own layer (shmcoll-run,
-# lib/launch) and the MPI plugin's parameter list (shmcoll-info prints it). Prints every line
+# lib/launch) and the MPI plugin's parameter list (shmcoll-info prints it); the MPI plugin uses
+# the public API and its own folder alone. Prints every line
 # that breaks a rule and fails if there is one.
 # usage: layers.sh SOURCE_DIR
 set -euo pipefail
@@ -37,6 +38,16 @@ while IFS=: read -r file line text; do
       ;;
   esac
 done < <(cd ../tools && grep -rHn -E '^[[:space:]]*#[[:space:]]*include[[:space:]]*"[a-z_]+/' -- . || true)
+# The MPI plugin is a client of the public API, as any program: its own folder and shmcoll/.
+while IFS=: read -r file line text; do
+  case $text in
+    *'"shmcoll/'* | *'"mpi/'*) ;;
+    *)
+      echo "lib/mpi/${file#./}:$line includes a part of lib/ outside the public API ($text)"
+      status=1
+      ;;
+  esac
+done < <(cd mpi && grep -rHn -E '^[[:space:]]*#[[:space:]]*include[[:space:]]*"[a-z_]+/' -- . || true)
 for dir in */; do
   dir=${dir%/}
   if [[ " ${LAYERS[*]} " != *" $dir "* ]]; then

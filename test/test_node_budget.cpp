@@ -1,4 +1,4 @@
-// The per-node shared-memory budget (segment/node_budget): what one ledger counts, that a dead
+// The per-node shared-memory budget (mpi/node_budget): what one ledger counts, that a dead
 // process's reservation comes back, and that concurrent processes never hold more than the
 // budget while ledgers are created and removed under them.
 #include <doctest/doctest.h>
@@ -12,10 +12,10 @@
 #include <string>
 #include <vector>
 
-#include "segment/node_budget.hpp"
+#include "mpi/node_budget.hpp"
 #include "support/child.hpp"
 
-using shmcoll::segment::NodeBudget;
+using shmcoll::mpi::NodeBudget;
 
 namespace {
 

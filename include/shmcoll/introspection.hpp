@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,15 @@ SHMCOLL_API void remove_team_segment(const std::string& name);
 // launcher's sweep once its ranks have ended. A team removes its name once every rank has
 // attached, so this finds something only where a rank died meanwhile.
 SHMCOLL_API std::vector<std::string> job_segments(const std::string& job_id);
+
+// A process keeps its last team's segment mapped after the team ends ("parked"), for the next
+// team of the same processes in the same order, which then needs no segment of its own. Its
+// memory stays taken meanwhile: `charge`, whatever accounts for it (the MPI plugin's node
+// budget reservation), lives as long as this process's parked segment does, and is released
+// at once if none is parked. Thread-safe.
+SHMCOLL_API void charge_parked_segment(std::shared_ptr<void> charge);
+// Unmaps this process's parked segment, if any, and releases its charge. Thread-safe.
+SHMCOLL_API void release_parked_segment();
 
 // The shared memory a team of `ranks` maps with `options`: a fixed part and one area per rank.
 struct SegmentSize {

@@ -11,7 +11,6 @@
 #include "mpi/mpi_bootstrap.hpp"
 #include "mpi/node_map.hpp"
 #include "mpi/plugin.hpp"
-#include "segment/parked_segment.hpp"
 #include "shmcoll/introspection.hpp"
 
 namespace shmcoll::mpi {
@@ -36,11 +35,11 @@ int delete_state(MPI_Comm, int, void* value, void*) {
       std::fprintf(stderr, "shmcoll-mpi: when the communicator was freed: %s\n", e.what());
     }
     // The team's segment stays parked for the next communicator of the same processes
-    // (segment/parked_segment.hpp), charged to the budget as long as it is.
+    // (introspection::charge_parked_segment), charged to the budget as long as it is.
     state->team.reset();
     if (state->reservation) {
-      segment::set_parked_charge(
-          std::make_shared<segment::NodeBudget::Reservation>(std::move(*state->reservation)));
+      introspection::charge_parked_segment(
+          std::make_shared<NodeBudget::Reservation>(std::move(*state->reservation)));
     }
   }
   delete state;
@@ -124,13 +123,13 @@ void decide(MPI_Comm comm, CommState& state) {
   const std::uint64_t bytes = introspection::segment_size(size, options).total;
   int rank = 0;
   PMPI_Comm_rank(comm, &rank);
-  std::optional<segment::NodeBudget::Reservation> reservation;
+  std::optional<NodeBudget::Reservation> reservation;
   std::string refusal;
   // Rank 0 asks the node's budget; every rank learns the answer.
   auto ask_budget = [&] {
     if (rank == 0) {
-      segment::NodeBudget::Outcome outcome =
-          segment::NodeBudget::reserve(bytes, config().budget_bytes, config().budget_scope);
+      NodeBudget::Outcome outcome =
+          NodeBudget::reserve(bytes, config().budget_bytes, config().budget_scope);
       reservation = std::move(outcome.reservation);
       refusal = std::move(outcome.refusal);
     }
@@ -139,10 +138,10 @@ void decide(MPI_Comm comm, CommState& state) {
     return fits != 0;
   };
   if (!ask_budget()) {
-    // Segments parked by this communicator's processes (segment/parked_segment.hpp) may hold
-    // what is missing: every rank drops its own, which releases their charges, and rank 0 asks
+    // Segments parked by this communicator's processes (introspection.hpp) may hold what is
+    // missing: every rank releases its own, which releases their charges, and rank 0 asks
     // again once all have.
-    segment::drop_parked();
+    introspection::release_parked_segment();
     PMPI_Barrier(comm);
     if (!ask_budget()) {
       // The reason is known at rank 0, the rank that logs it.

@@ -18,7 +18,7 @@
 #include <string_view>
 #include <vector>
 
-#include "segment/node_budget.hpp"
+#include "mpi/node_budget.hpp"
 #include "shmcoll/shmcoll.hpp"
 
 namespace shmcoll::mpi {
@@ -34,7 +34,7 @@ struct PluginConfig {
   bool enabled = true;
   bool coll_enabled[static_cast<int>(Coll::kCount)] = {true, true, true, true, true};
   bool verbose = false;
-  // Shared memory all teams of this user on this node may hold together (segment/node_budget);
+  // Shared memory all teams of this user on this node may hold together (mpi/node_budget.hpp);
   // processes naming the same scope share one budget.
   std::uint64_t budget_bytes = 0;
   std::string budget_scope;
@@ -64,7 +64,7 @@ struct CommState {
   std::string fallback_reason;
   // The team's segment charged to the node's budget; held at the communicator's rank 0.
   // (Declared before the team, so it is released after the team unmaps.)
-  std::optional<segment::NodeBudget::Reservation> reservation;
+  std::optional<NodeBudget::Reservation> reservation;
   std::unique_ptr<Team> team;
   std::set<std::string> logged;  // reasons already logged for this communicator
 };

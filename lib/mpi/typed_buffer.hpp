@@ -10,11 +10,11 @@
 #include <mpi.h>
 
 #include <atomic>
+#include <boost/container/small_vector.hpp>
 #include <span>
 #include <string>
 #include <vector>
 
-#include "base/plan_vector.hpp"
 #include "shmcoll/datatype.hpp"
 
 namespace shmcoll::mpi {
@@ -107,8 +107,8 @@ class VBlocks {
   // gatherv: unpacks every block into the user's buffer when a temporary was used.
   int finish_recv(MPI_Comm comm);
   void* data() { return data_; }
-  std::span<const Count> counts() const { return as_span(counts_); }
-  std::span<const Count> displs() const { return as_span(displs_); }
+  std::span<const Count> counts() const { return {counts_.data(), counts_.size()}; }
+  std::span<const Count> displs() const { return {displs_.data(), displs_.size()}; }
   Datatype element() const { return info_.element(); }
 
  private:
@@ -116,7 +116,8 @@ class VBlocks {
   TypeInfo info_;
   void* data_ = nullptr;
   // Inline for small teams: the root of every scatterv and gatherv call fills them.
-  PlanVector<Count> counts_, displs_;
+  // Inline for teams of up to 16 ranks: no allocation per call.
+  boost::container::small_vector<Count, 16> counts_, displs_;
   std::vector<std::byte> temp_;
   void* user_ = nullptr;
   const int* user_counts_ = nullptr;

@@ -10,6 +10,7 @@
 #include "coll/registry.hpp"
 #include "copy/cross_process.hpp"
 #include "segment/layout.hpp"
+#include "segment/parked_segment.hpp"
 #include "segment/segment.hpp"
 #include "segment/stale_segments.hpp"
 #include "shmcoll/error.hpp"
@@ -35,6 +36,12 @@ std::vector<SegmentListing> team_segments() {
 }
 
 void remove_team_segment(const std::string& name) { segment::Segment::remove(name); }
+
+void charge_parked_segment(std::shared_ptr<void> charge) {
+  segment::set_parked_charge(std::move(charge));
+}
+
+void release_parked_segment() { segment::drop_parked(); }
 
 std::vector<std::string> job_segments(const std::string& job_id) {
   const std::string prefix = segment::segment_name_prefix(job_id);

@@ -5,7 +5,7 @@
 # Run it through isolated.sh: other jobs' segments would be counted, and it would remove their
 # stale ones. Outside a private /dev/shm it is skipped (exit 77).
 set -uo pipefail
-[ "${SHMCOLL_ISOLATED:-}" = 1 ] || { echo "killed_jobs: needs isolated.sh's private /dev/shm"; exit 77; }
+[ "${ISOLATED_NAMESPACES:-}" = 1 ] || { echo "killed_jobs: needs isolated.sh's private /dev/shm"; exit 77; }
 program=$1 clean=$2
 shift 2
 

@@ -17,7 +17,7 @@
 #include <string>
 #include <string_view>
 
-namespace shmcoll::segment {
+namespace shmcoll::mpi {
 
 class NodeBudget {
  public:
@@ -61,4 +61,4 @@ class NodeBudget {
   static Usage usage(std::string_view scope);
 };
 
-}  // namespace shmcoll::segment
+}  // namespace shmcoll::mpi

@@ -1,4 +1,4 @@
-#include "segment/node_budget.hpp"
+#include "mpi/node_budget.hpp"
 
 #include <sys/sem.h>
 #include <unistd.h>
@@ -8,9 +8,7 @@
 #include <cstring>
 #include <thread>
 
-#include "base/text.hpp"
-
-namespace shmcoll::segment {
+namespace shmcoll::mpi {
 namespace {
 
 // The semaphores of one ledger set.
@@ -182,8 +180,8 @@ NodeBudget::Outcome NodeBudget::reserve(std::uint64_t bytes, std::uint64_t budge
     const std::uint64_t unit = std::uint64_t{1} << shift;
     const std::uint64_t units = bytes == 0 ? 1 : (bytes + unit - 1) >> shift;
     if (units > v[kTotal]) {
-      out.refusal = concat("needs ", bytes, " bytes but the node's budget is ",
-                           std::uint64_t{v[kTotal]} << shift, " bytes");
+      out.refusal = "needs " + std::to_string(bytes) + " bytes but the node's budget is " +
+                    std::to_string(std::uint64_t{v[kTotal]} << shift) + " bytes";
       remove_if_unheld(id);  // this call may have created it
       return out;
     }
@@ -208,9 +206,10 @@ NodeBudget::Outcome NodeBudget::reserve(std::uint64_t bytes, std::uint64_t budge
     }
     if (v[kFree] < units) {
       const auto held = static_cast<std::uint64_t>(v[kTotal] - v[kFree]) << shift;
-      out.refusal = concat("needs ", units << shift, " bytes but ", held, " of the node's ",
-                           std::uint64_t{v[kTotal]} << shift, " bytes are held by ",
-                           static_cast<int>(v[kHolders]), " team(s)");
+      out.refusal = "needs " + std::to_string(units << shift) + " bytes but " +
+                    std::to_string(held) + " of the node's " +
+                    std::to_string(std::uint64_t{v[kTotal]} << shift) + " bytes are held by " +
+                    std::to_string(v[kHolders]) + " team(s)";
       return out;
     }
   }
@@ -264,4 +263,4 @@ void NodeBudget::Reservation::release() noexcept {
   set_id_ = -1;
 }
 
-}  // namespace shmcoll::segment
+}  // namespace shmcoll::mpi
