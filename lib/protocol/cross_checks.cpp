@@ -170,12 +170,16 @@ bool CollectiveOp::defer_to_root() {
 }
 
 void CollectiveOp::defer_comparisons() {
-  // The root of a quiet operation expects nothing of anyone: every block is empty.
+  // A root defers only in a quiet operation, where it expects the same (nothing) of every
+  // peer: the first one that is not the root stands for all.
   const int me = team_.rank();
-  const int other = sig_.root != 0 ? 0 : 1;  // a peer that is not the root (teams of 2 or more)
+  const int other = sig_.root != 0 ? 0 : 1;
   const std::int64_t expected = me == sig_.root
                                     ? (team_.size() > 1 ? expected_peer_bytes(other) : -1)
                                     : expected_peer_bytes(sig_.root);
+  // arrive() settled what was due, which leaves room; a queue full all the same (operations
+  // that arrived before this one reached its agree stage) is settled first.
+  if (team_.deferred_checks().full()) settle_deferred_checks(team_);
   team_.deferred_checks().push(op_, sig_, expected);
   next_peer_ = team_.size();
 }
@@ -250,8 +254,6 @@ class LeftOperation final : public CollectiveOp {
   std::int64_t expected_bytes_;
 };
 
-}  // namespace
-
 // The common case of a deferred check, without building an operation: every peer it compares
 // has arrived in the operation or left it, with the same collective and root, and the size
 // expected. False where one did not, or where a v-form root's word gives no size: LeftOperation
@@ -280,6 +282,8 @@ bool matched_at_once(TeamImpl& team, const DeferredCheck& check) {
   }
   return true;
 }
+
+}  // namespace
 
 void settle_deferred_checks(TeamImpl& team) {
   // The fence of compare_everyone_arrived, once for the batch: every operation in it published

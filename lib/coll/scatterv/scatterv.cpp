@@ -141,8 +141,10 @@ ScattervOp::BlockPath ScattervOp::path_of(std::uint64_t bytes) const {
 }
 
 std::int64_t ScattervOp::expected_peer_bytes(int peer) const {
-  // A receiver checks the root through its record, the others against the root's one size.
-  if (team_.rank() != sig_.root) return peer == sig_.root ? -1 : sizes_.uniform;
+  // A receiver checks the root through its record, and its size against the root's word where
+  // that gives one (as InlineScattervOp's); the others against the root's one size.
+  if (team_.rank() != sig_.root)
+    return peer == sig_.root ? static_cast<std::int64_t>(sig_.bytes) : sizes_.uniform;
   return static_cast<std::int64_t>(blocks_[static_cast<std::size_t>(peer)].bytes);
 }
 
