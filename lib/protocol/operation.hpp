@@ -114,10 +114,6 @@ class CollectiveOp {
   // Asked only where the operation set has_must_compare_ (kept off every call's hot path).
   virtual bool must_compare(int) const { return false; }
 
-  // The seq_cst fence of compare_everyone_arrived, for an algorithm that tells from a peer's
-  // status whether that peer will compare this rank: paired with the peer's fence before it
-  // reads the status lines, it makes one of the two see the other's arrival.
-  static void fence_before_reading_peers() { std::atomic_thread_fence(std::memory_order_seq_cst); }
   // CheckLevel::kDeferred: what compare_arrived_peers does for a rank that no shortcut serves:
   // compares this rank with every peer that arrived, or left, with a fence for the pairing.
   void compare_everyone_arrived();
