@@ -41,8 +41,8 @@ extern "C" int MPI_Scatterv(const void* sendbuf, const int sendcounts[], const i
       never_empty,
       [&](shmcoll::Team& team) {
         if (team.rank() == root) {
-          return scatterv_from_root(team, sendbuf, sendcounts, displs, sendtype, recvbuf,
-                                    recvcount, recvtype, root, comm);
+          return scatterv_from_root(team, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount,
+                                    recvtype, root, comm);
         }
         RecvView recv;
         if (int rc = recv.init(recvbuf, recvcount, recvtype); rc != MPI_SUCCESS) return rc;

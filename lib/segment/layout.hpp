@@ -121,7 +121,8 @@ static_assert(sizeof(ProgressLine) == kCacheLine);
 // that arrives after this rank left an operation compares its own signature with the entry of
 // that operation here (the status line shows only the current one). Entry op % kEntries holds
 // operation `op`; the owner rewrites an entry only once every peer is a few operations past
-// the one it held (CollectiveOp::record_signature: the window of deferred comparisons). Each entry is a seqlock on `op`, as the status line.
+// the one it held (CollectiveOp::record_signature: the window of deferred comparisons). Each entry
+// is a seqlock on `op`, as the status line.
 //
 // Both this and the inbox bound how far a rank runs ahead of its slowest peer (in operations),
 // which is what an oversubscribed team lives on: a rank that must stop hands its CPU to another,
@@ -142,8 +143,8 @@ static_assert(sizeof(SignatureHistory) == 12 * kCacheLine);
 // other ranks write): the receiver's size as the root's sendcounts give it and the block itself
 // when it fits, so that a small block costs its receiver one run of adjacent lines, with no
 // table or stream to read first. Record op % kRecords holds operation op; its root rewrites it
-// only a few operations after the owner has left operation op - kRecords (inbox::record_free). Every
-// field is atomic: two ranks that both take themselves for the root (a user error, which they
+// only a few operations after the owner has left operation op - kRecords (inbox::record_free).
+// Every field is atomic: two ranks that both take themselves for the root (a user error, which they
 // find between them) may write the same record at once.
 //
 // Five lines, 296 bytes of payload, so that blocks up to that size need no second, dependent
