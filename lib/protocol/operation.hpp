@@ -171,8 +171,8 @@ class CollectiveOp {
   // call and no peer waits for anything from it but its arrival: a flat v-form's rank whose
   // own part is empty (and, at the root, every other rank's too). Its data stage is empty and
   // its comparisons wait for a later call (deferred_checks.hpp), so that the call reads no
-  // peer's line. A scatterv receiver's is then made from the root's word, or else from the
-  // record the root posted it (a flat scatterv root posts one to every receiver).
+  // peer's line. A scatterv receiver's is then made from the root's word, or, where that gives
+  // no size, from the record the root posted it (such a flat root posts one to every receiver).
   bool quiet_ = false;
   bool has_must_compare_ = false;  // some peer may need must_compare (set before the call runs)
   // False in operations whose checked_in_data_path is false for every peer (a gatherv sender):
