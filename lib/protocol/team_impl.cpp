@@ -86,6 +86,9 @@ void TeamImpl::leave() {
     if (left != 0) ranks_by_count[left - 1].push_back(r);
   }
   if (ranks_by_count.size() <= 1) return;
+  // As in a slow wait: a rank that left early because of the team's error makes that error
+  // visible with its count (its release, the acquire above), and it is the cause.
+  check_aborted();
   std::string text = "ranks left the team after different numbers of collectives:";
   const char* separator = " ";
   for (const auto& [count, ranks] : ranks_by_count) {
@@ -246,6 +249,9 @@ void TeamImpl::check_peer_in_slow_wait(const sync::WaitTarget& target) {
   const std::uint64_t left =
       area(target.peer).progress().left_after.load(std::memory_order_acquire);
   if (left != 0 && left - 1 < op && !sync::reached(target)) {
+    // A peer that left early because it raised the team's error recorded or read that error
+    // before it left (its release, this acquire): that error, the cause, is the one to raise.
+    check_aborted();
     fail(Status::kInvalidArgument,
          "rank " + std::to_string(target.peer) + " left the team after " +
              std::to_string(left - 1) + " collectives while rank " + std::to_string(rank_) +
