@@ -10,6 +10,7 @@
 #include <string>
 #include <utility>
 
+#include "shmcoll/bootstrap.hpp"
 #include "shmcoll/byte_size.hpp"
 
 namespace shmcoll::tools {
@@ -17,7 +18,7 @@ namespace shmcoll::tools {
 // Whether this process prints what every rank would: not a rank of a shmcoll-run job other
 // than rank 0 (a benchmark's ranks all parse the same command line).
 inline bool speaks_for_the_job() {
-  const char* rank = std::getenv("SHMCOLL_RANK");
+  const char* rank = std::getenv(SocketBootstrap::kRankVariable);
   return rank == nullptr || std::string(rank) == "0";
 }
 

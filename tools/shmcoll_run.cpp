@@ -96,10 +96,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   // A misspelled or removed SHMCOLL_* variable would pass to the ranks and be ignored there.
-  std::vector<std::string> plugin_names;
-  for (const shmcoll::mpi::PluginParameter* p : shmcoll::mpi::kPluginParameters)
-    plugin_names.emplace_back(p->name);
-  for (const std::string& unknown : shmcoll::unknown_variables(plugin_names))
+  for (const std::string& unknown : shmcoll::unknown_variables(shmcoll::mpi::parameter_names()))
     std::fprintf(stderr, "shmcoll-run: warning: %s\n", unknown.c_str());
   std::vector<char*> program;
   for (std::string& c : command) program.push_back(c.data());
@@ -141,10 +138,11 @@ int main(int argc, char** argv) {
             std::fprintf(stderr, "shmcoll-run: rank %d: %s\n", rank, err.c_str());
           }
         }
-        setenv("SHMCOLL_RANK", std::to_string(rank).c_str(), 1);
-        setenv("SHMCOLL_SIZE", std::to_string(nranks).c_str(), 1);
-        setenv("SHMCOLL_JOB", job_id.c_str(), 1);
-        setenv("SHMCOLL_BOOTSTRAP_FD", std::to_string(fd).c_str(), 1);
+        using shmcoll::SocketBootstrap;
+        setenv(SocketBootstrap::kRankVariable, std::to_string(rank).c_str(), 1);
+        setenv(SocketBootstrap::kSizeVariable, std::to_string(nranks).c_str(), 1);
+        setenv(SocketBootstrap::kJobVariable, job_id.c_str(), 1);
+        setenv(SocketBootstrap::kFdVariable, std::to_string(fd).c_str(), 1);
         execvp(program[0], program.data());
         std::fprintf(stderr, "shmcoll-run: rank %d: cannot run %s: %s\n", rank, program[0],
                      std::strerror(errno));

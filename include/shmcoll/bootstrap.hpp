@@ -33,8 +33,13 @@ class SHMCOLL_API SocketBootstrap final : public Bootstrap {
   SocketBootstrap(const SocketBootstrap&) = delete;
   SocketBootstrap& operator=(const SocketBootstrap&) = delete;
 
-  // The bootstrap of a rank started by shmcoll-run, from SHMCOLL_RANK, SHMCOLL_SIZE,
-  // SHMCOLL_JOB and SHMCOLL_BOOTSTRAP_FD.
+  // The variables shmcoll-run gives each rank, which from_environment reads.
+  static constexpr const char* kRankVariable = "SHMCOLL_RANK";
+  static constexpr const char* kSizeVariable = "SHMCOLL_SIZE";
+  static constexpr const char* kJobVariable = "SHMCOLL_JOB";
+  static constexpr const char* kFdVariable = "SHMCOLL_BOOTSTRAP_FD";
+
+  // The bootstrap of a rank started by shmcoll-run, from the four variables above.
   static std::unique_ptr<SocketBootstrap> from_environment(double timeout_s = 60.0);
 
   int rank() const override { return rank_; }

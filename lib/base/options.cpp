@@ -10,6 +10,7 @@
 #include <string>
 #include <string_view>
 
+#include "shmcoll/bootstrap.hpp"
 #include "shmcoll/byte_size.hpp"
 #include "shmcoll/error.hpp"
 
@@ -284,9 +285,8 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
 
 std::vector<std::string> unknown_variables(const std::vector<std::string>& also_known) {
   constexpr std::string_view kPrefix = "SHMCOLL_";
-  // What shmcoll-run sets in each rank (SocketBootstrap::from_environment reads them).
-  std::vector<std::string> known = {"SHMCOLL_RANK", "SHMCOLL_SIZE", "SHMCOLL_JOB",
-                                    "SHMCOLL_BOOTSTRAP_FD"};
+  std::vector<std::string> known = {SocketBootstrap::kRankVariable, SocketBootstrap::kSizeVariable,
+                                    SocketBootstrap::kJobVariable, SocketBootstrap::kFdVariable};
   for (const Row& row : rows()) known.emplace_back(row.name);
   known.insert(known.end(), also_known.begin(), also_known.end());
   std::vector<std::string> out;

@@ -47,8 +47,8 @@ std::unique_ptr<SocketBootstrap> SocketBootstrap::from_environment(double timeou
     }
     return static_cast<int>(n);
   };
-  return std::make_unique<SocketBootstrap>(number("SHMCOLL_BOOTSTRAP_FD"), number("SHMCOLL_RANK"),
-                                           number("SHMCOLL_SIZE"), need("SHMCOLL_JOB"), timeout_s);
+  return std::make_unique<SocketBootstrap>(number(kFdVariable), number(kRankVariable),
+                                           number(kSizeVariable), need(kJobVariable), timeout_s);
 }
 
 void SocketBootstrap::allgather(const void* mine, void* all, std::size_t bytes) {

@@ -102,9 +102,8 @@ const PluginConfig& load_config() {
     p.budget_bytes = bytes(kBudget, p.problems);
     if (const char* scope = std::getenv(kBudgetScope.name)) p.budget_scope = scope;
     p.options = Options::from_env(p.problems);
-    std::vector<std::string> own;
-    for (const PluginParameter* parameter : kPluginParameters) own.emplace_back(parameter->name);
-    for (std::string& unknown : unknown_variables(own)) p.problems.push_back(std::move(unknown));
+    for (std::string& unknown : unknown_variables(parameter_names()))
+      p.problems.push_back(std::move(unknown));
     return p;
   }();
   // release: a thread that loads the pointer sees the fields above (the static's guard orders

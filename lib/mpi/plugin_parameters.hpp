@@ -3,6 +3,9 @@
 // (shmcoll-info --markdown). Free of MPI headers, so that programs without MPI can list them.
 #pragma once
 
+#include <string>
+#include <vector>
+
 namespace shmcoll::mpi {
 
 struct PluginParameter {
@@ -45,5 +48,12 @@ inline constexpr const PluginParameter* kPluginParameters[] = {
     &kBudget,
     &kBudgetScope,
 };
+
+// Their names (for unknown_variables, shmcoll/options.hpp).
+inline std::vector<std::string> parameter_names() {
+  std::vector<std::string> names;
+  for (const PluginParameter* parameter : kPluginParameters) names.emplace_back(parameter->name);
+  return names;
+}
 
 }  // namespace shmcoll::mpi

@@ -78,17 +78,17 @@ void TeamImpl::leave() {
   area(rank_).progress().left_after.store(mine, std::memory_order_release);
   if (mismatch) std::rethrow_exception(mismatch);
   if (failures_.failed()) return;  // this rank has raised the team's error already
-  check_aborted();                 // one a peer found that this rank has not heard of
   // The count each rank left with, as far as this rank knows: its own and those that left.
   std::map<std::uint64_t, std::vector<int>> ranks_by_count;
   for (int r = 0; r < size_; ++r) {
     const std::uint64_t left = area(r).progress().left_after.load(std::memory_order_acquire);
     if (left != 0) ranks_by_count[left - 1].push_back(r);
   }
-  if (ranks_by_count.size() <= 1) return;
-  // As in a slow wait: a rank that left early because of the team's error makes that error
-  // visible with its count (its release, the acquire above), and it is the cause.
+  // An error a peer found that this rank has not heard of. Read after the counts: a rank that
+  // left early because of it made it visible with its count (its release, the acquire above),
+  // and it is the cause, not the counts.
   check_aborted();
+  if (ranks_by_count.size() <= 1) return;
   std::string text = "ranks left the team after different numbers of collectives:";
   const char* separator = " ";
   for (const auto& [count, ranks] : ranks_by_count) {
