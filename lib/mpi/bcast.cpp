@@ -1,26 +1,77 @@
-// MPI_Bcast through shmcoll.
+// MPI_Bcast and MPI_Ibcast through shmcoll.
+#include "mpi/call_buffers.hpp"
+#include "mpi/requests.hpp"
 #include "mpi/serve.hpp"
-#include "mpi/typed_buffer.hpp"
+
+namespace shmcoll::mpi {
+namespace {
+
+// The root's and the others' parts: each converts the buffer and calls `run(buffer, count,
+// element, root)`, which is Team::bcast or Team::ibcast.
+template <class Run>
+int bcast_root(SendBuffer& b, void* buffer, int count, MPI_Datatype datatype, int root,
+               MPI_Comm comm, Run&& run) {
+  if (int rc = b.send.init(buffer, count, datatype, comm); rc != MPI_SUCCESS) return rc;
+  run(const_cast<void*>(b.send.data()), b.send.count(), b.send.element(), root);
+  return MPI_SUCCESS;
+}
+template <class Run>
+int bcast_other(RecvBuffer& b, void* buffer, int count, MPI_Datatype datatype, int root,
+                Run&& run) {
+  if (int rc = b.recv.init(buffer, count, datatype); rc != MPI_SUCCESS) return rc;
+  run(b.recv.data(), b.recv.count(), b.recv.element(), root);
+  return MPI_SUCCESS;
+}
+
+auto check_args(void* buffer, int count, MPI_Datatype datatype, int root) {
+  return [=](int rank, int size, LocalError& error) {
+    return check_bcast(rank, size, buffer, count, datatype, root, error);
+  };
+}
+
+}  // namespace
+}  // namespace shmcoll::mpi
 
 extern "C" int MPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
   using namespace shmcoll::mpi;
   return serve(
-      "MPI_Bcast", Coll::kBcast, comm,
-      [&](int rank, int size, LocalError& error) {
-        return check_bcast(rank, size, buffer, count, datatype, root, error);
-      },
+      "MPI_Bcast", Coll::kBcast, comm, check_args(buffer, count, datatype, root),
       [&](int) { return count == 0; },
       [&](shmcoll::Team& team) {
+        auto run = [&](auto... args) { team.bcast(args...); };
         if (team.rank() == root) {
-          SendView send;
-          if (int rc = send.init(buffer, count, datatype, comm); rc != MPI_SUCCESS) return rc;
-          team.bcast(const_cast<void*>(send.data()), send.count(), send.element(), root);
-          return MPI_SUCCESS;
+          return run_call<SendBuffer>(comm, [&](SendBuffer& b) {
+            return bcast_root(b, buffer, count, datatype, root, comm, run);
+          });
         }
-        RecvView recv;
-        if (int rc = recv.init(buffer, count, datatype); rc != MPI_SUCCESS) return rc;
-        team.bcast(recv.data(), recv.count(), recv.element(), root);
-        return recv.finish(comm);
+        return run_call<RecvBuffer>(comm, [&](RecvBuffer& b) {
+          return bcast_other(b, buffer, count, datatype, root, run);
+        });
       },
       [&] { return PMPI_Bcast(buffer, count, datatype, root, comm); });
+}
+
+extern "C" int MPI_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
+                          MPI_Request* request) {
+  using namespace shmcoll::mpi;
+  return serve(
+      "MPI_Ibcast", Coll::kBcast, comm, check_args(buffer, count, datatype, root),
+      [&](int) { return count == 0; },
+      [&](shmcoll::Team& team) {
+        auto start = [&](shmcoll::Request& r) {
+          return [&](auto... args) { r = team.ibcast(args...); };
+        };
+        if (team.rank() == root) {
+          return start_call<SendBuffer>(
+              "MPI_Ibcast", Coll::kBcast, comm, request, [&](SendBuffer& b, shmcoll::Request& r) {
+                return bcast_root(b, buffer, count, datatype, root, comm, start(r));
+              });
+        }
+        return start_call<RecvBuffer>(
+            "MPI_Ibcast", Coll::kBcast, comm, request, [&](RecvBuffer& b, shmcoll::Request& r) {
+              return bcast_other(b, buffer, count, datatype, root, start(r));
+            });
+      },
+      [&] { return PMPI_Ibcast(buffer, count, datatype, root, comm, request); },
+      [&] { return completed_request(request); });
 }

@@ -1,9 +1,10 @@
-// MPI_Finalize: release the teams of the predefined communicators first, and print the
-// served/fallback counts in verbose mode.
+// MPI_Finalize: complete the outstanding requests and release the teams of the predefined
+// communicators first, and print the served/fallback counts in verbose mode.
 #include <cstdio>
 
 #include "mpi/node_map.hpp"
 #include "mpi/plugin.hpp"
+#include "mpi/requests.hpp"
 
 extern "C" int MPI_Finalize() {
   using namespace shmcoll::mpi;
@@ -16,6 +17,7 @@ extern "C" int MPI_Finalize() {
                    static_cast<unsigned long long>(stats().served.load()),
                    static_cast<unsigned long long>(stats().fallback.load()));
     }
+    finish_all_requests();  // those the program freed while active
     forget_windows();
     release_predefined_communicators();
     forget_node_map();

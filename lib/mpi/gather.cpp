@@ -1,52 +1,115 @@
-// MPI_Gather through shmcoll. Root only: recvbuf, recvcount, recvtype. With MPI_IN_PLACE at the
-// root, sendcount and sendtype are not looked at.
+// MPI_Gather and MPI_Igather through shmcoll. Root only: recvbuf, recvcount, recvtype. With
+// MPI_IN_PLACE at the root, sendcount and sendtype are not looked at.
 #include <climits>
 
+#include "mpi/call_buffers.hpp"
+#include "mpi/requests.hpp"
 #include "mpi/serve.hpp"
-#include "mpi/typed_buffer.hpp"
+
+namespace shmcoll::mpi {
+namespace {
+
+struct Args {
+  const void* sendbuf;
+  int sendcount;
+  MPI_Datatype sendtype;
+  void* recvbuf;
+  int recvcount;
+  MPI_Datatype recvtype;
+  int root;
+  MPI_Comm comm;
+};
+
+// The root's and the others' parts: each converts the buffers and calls `run(...)` with
+// Team::gather's (or igather's) arguments.
+template <class Run>
+int gather_root(SendRecvBuffers& b, int ranks, const Args& a, Run&& run) {
+  const long long all = static_cast<long long>(a.recvcount) * ranks;
+  if (int rc = b.recv.init(a.recvbuf,
+                           all > INT_MAX || a.recvcount < 0 ? a.recvcount : static_cast<int>(all),
+                           a.recvtype);
+      rc != MPI_SUCCESS) {
+    return rc;
+  }
+  const Count per_rank = a.recvcount < 0 ? a.recvcount : b.recv.count() / ranks;
+  if (a.sendbuf == MPI_IN_PLACE) {
+    // A packed receive buffer must carry the root's block too, or unpacking would overwrite it
+    // with nothing.
+    if (int rc = b.recv.preload(a.root * a.recvcount, a.recvcount, a.comm); rc != MPI_SUCCESS)
+      return rc;
+    run(in_place, b.recv.data(), per_rank, b.recv.element(), a.root);
+    return MPI_SUCCESS;
+  }
+  if (int rc = b.send.init(a.sendbuf, a.sendcount, a.sendtype, a.comm); rc != MPI_SUCCESS)
+    return rc;
+  run(b.send.data(), b.send.count(), b.send.element(), b.recv.data(), per_rank, b.recv.element(),
+      a.root);
+  return MPI_SUCCESS;
+}
+template <class Run>
+int gather_other(SendBuffer& b, const Args& a, Run&& run) {
+  if (int rc = b.send.init(a.sendbuf, a.sendcount, a.sendtype, a.comm); rc != MPI_SUCCESS)
+    return rc;
+  run(b.send.data(), b.send.count(), b.send.element(), nullptr, Count{0}, kByte, a.root);
+  return MPI_SUCCESS;
+}
+
+auto check_args(const Args& a) {
+  return [&a](int rank, int size, LocalError& error) {
+    return check_rooted(false, rank, size, a.sendbuf, a.sendcount, a.sendtype, a.recvbuf,
+                        a.recvcount, a.recvtype, a.root, error);
+  };
+}
+auto moves_nothing(const Args& a) {
+  return [&a](int rank) { return uniform_moves_nothing(rank, a.root, a.recvcount, a.sendcount); };
+}
+
+}  // namespace
+}  // namespace shmcoll::mpi
 
 extern "C" int MPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                           int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
   using namespace shmcoll::mpi;
+  const Args a{sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm};
   return serve(
-      "MPI_Gather", Coll::kGather, comm,
-      [&](int rank, int size, LocalError& error) {
-        return check_rooted(false, rank, size, sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                            recvtype, root, error);
-      },
-      [&](int rank) { return uniform_moves_nothing(rank, root, recvcount, sendcount); },
+      "MPI_Gather", Coll::kGather, comm, check_args(a), moves_nothing(a),
       [&](shmcoll::Team& team) {
-        const bool in_place = sendbuf == MPI_IN_PLACE;
-        if (team.rank() != root) {
-          SendView send;
-          if (int rc = send.init(sendbuf, sendcount, sendtype, comm); rc != MPI_SUCCESS) return rc;
-          team.gather(send.data(), send.count(), send.element(), nullptr, 0, shmcoll::kByte, root);
-          return MPI_SUCCESS;
+        auto run = [&](auto... args) { team.gather(args...); };
+        if (team.rank() == root) {
+          return run_call<SendRecvBuffers>(
+              comm, [&](SendRecvBuffers& b) { return gather_root(b, team.size(), a, run); });
         }
-        const long long all = static_cast<long long>(recvcount) * team.size();
-        RecvView recv;
-        if (int rc = recv.init(recvbuf,
-                               all > INT_MAX || recvcount < 0 ? recvcount : static_cast<int>(all),
-                               recvtype);
-            rc != MPI_SUCCESS) {
-          return rc;
-        }
-        const shmcoll::Count per_rank = recvcount < 0 ? recvcount : recv.count() / team.size();
-        if (in_place) {
-          // A packed receive buffer must carry the root's block too, or unpacking would
-          // overwrite it with nothing.
-          if (int rc = recv.preload(root * recvcount, recvcount, comm); rc != MPI_SUCCESS)
-            return rc;
-          team.gather(shmcoll::in_place, recv.data(), per_rank, recv.element(), root);
-        } else {
-          SendView send;
-          if (int rc = send.init(sendbuf, sendcount, sendtype, comm); rc != MPI_SUCCESS) return rc;
-          team.gather(send.data(), send.count(), send.element(), recv.data(), per_rank,
-                      recv.element(), root);
-        }
-        return recv.finish(comm);
+        return run_call<SendBuffer>(comm, [&](SendBuffer& b) { return gather_other(b, a, run); });
       },
       [&] {
         return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
       });
+}
+
+extern "C" int MPI_Igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                           int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                           MPI_Request* request) {
+  using namespace shmcoll::mpi;
+  const Args a{sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm};
+  return serve(
+      "MPI_Igather", Coll::kGather, comm, check_args(a), moves_nothing(a),
+      [&](shmcoll::Team& team) {
+        auto start = [&](shmcoll::Request& r) {
+          return [&](auto... args) { r = team.igather(args...); };
+        };
+        if (team.rank() == root) {
+          return start_call<SendRecvBuffers>("MPI_Igather", Coll::kGather, comm, request,
+                                             [&](SendRecvBuffers& b, shmcoll::Request& r) {
+                                               return gather_root(b, team.size(), a, start(r));
+                                             });
+        }
+        return start_call<SendBuffer>(
+            "MPI_Igather", Coll::kGather, comm, request,
+            [&](SendBuffer& b, shmcoll::Request& r) { return gather_other(b, a, start(r)); });
+      },
+      [&] {
+        return PMPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
+                            request);
+      },
+      [&] { return completed_request(request); });
 }

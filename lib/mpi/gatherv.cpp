@@ -1,60 +1,114 @@
-// MPI_Gatherv through shmcoll. Root only: recvbuf, recvcounts, displs, recvtype.
+// MPI_Gatherv and MPI_Igatherv through shmcoll. Root only: recvbuf, recvcounts, displs,
+// recvtype.
+#include "mpi/call_buffers.hpp"
+#include "mpi/requests.hpp"
 #include "mpi/serve.hpp"
-#include "mpi/typed_buffer.hpp"
 
+namespace shmcoll::mpi {
 namespace {
-using namespace shmcoll::mpi;
 
-// The root's part, out of line: its views of the blocks (VBlocks) made the frame that every
-// sender's call entered too, and a sender's call through the plugin spent 37 instructions
-// entering it.
-[[gnu::noinline]] int gatherv_at_root(shmcoll::Team& team, const void* sendbuf, int sendcount,
-                                      MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
-                                      const int displs[], MPI_Datatype recvtype, int root,
-                                      MPI_Comm comm) {
-  VBlocks blocks;
-  if (int rc = blocks.init_recv(recvbuf, recvcounts, displs, recvtype, team.size());
+struct Args {
+  const void* sendbuf;
+  int sendcount;
+  MPI_Datatype sendtype;
+  void* recvbuf;
+  const int* recvcounts;
+  const int* displs;
+  MPI_Datatype recvtype;
+  int root;
+  MPI_Comm comm;
+};
+
+// The root's and the others' parts: each converts the buffers and calls `run(...)` with
+// Team::gatherv's (or igatherv's) arguments.
+template <class Run>
+int gatherv_root(GathervRootBuffers& b, int ranks, const Args& a, Run&& run) {
+  if (int rc = b.blocks.init_recv(a.recvbuf, a.recvcounts, a.displs, a.recvtype, ranks);
       rc != MPI_SUCCESS) {
     return rc;
   }
-  if (sendbuf == MPI_IN_PLACE) {
-    if (int rc = blocks.preload(root, comm); rc != MPI_SUCCESS) return rc;
-    team.gatherv(shmcoll::in_place, blocks.data(), blocks.counts(), blocks.displs(),
-                 blocks.element(), root);
-  } else {
-    SendView send;
-    if (int rc = send.init(sendbuf, sendcount, sendtype, comm); rc != MPI_SUCCESS) return rc;
-    team.gatherv(send.data(), send.count(), send.element(), blocks.data(), blocks.counts(),
-                 blocks.displs(), blocks.element(), root);
+  if (a.sendbuf == MPI_IN_PLACE) {
+    if (int rc = b.blocks.preload(a.root, a.comm); rc != MPI_SUCCESS) return rc;
+    run(in_place, b.blocks.data(), b.blocks.counts(), b.blocks.displs(), b.blocks.element(),
+        a.root);
+    return MPI_SUCCESS;
   }
-  return blocks.finish_recv(comm);
+  if (int rc = b.send.init(a.sendbuf, a.sendcount, a.sendtype, a.comm); rc != MPI_SUCCESS)
+    return rc;
+  run(b.send.data(), b.send.count(), b.send.element(), b.blocks.data(), b.blocks.counts(),
+      b.blocks.displs(), b.blocks.element(), a.root);
+  return MPI_SUCCESS;
+}
+template <class Run>
+int gatherv_other(SendBuffer& b, const Args& a, Run&& run) {
+  if (int rc = b.send.init(a.sendbuf, a.sendcount, a.sendtype, a.comm); rc != MPI_SUCCESS)
+    return rc;
+  run(b.send.data(), b.send.count(), b.send.element(), nullptr, std::span<const Count>{},
+      std::span<const Count>{}, kByte, a.root);
+  return MPI_SUCCESS;
+}
+
+// The blocking root's part, out of line: its views of the blocks (VBlocks) made the frame that
+// every sender's call entered too, and a sender's call through the plugin spent 37
+// instructions entering it.
+[[gnu::noinline]] int gatherv_at_root(Team& team, const Args& a) {
+  return run_call<GathervRootBuffers>(a.comm, [&](GathervRootBuffers& b) {
+    return gatherv_root(b, team.size(), a, [&](auto... args) { team.gatherv(args...); });
+  });
+}
+
+auto check_args(const Args& a) {
+  return [&a](int rank, int size, LocalError& error) {
+    return check_gatherv(rank, size, a.sendbuf, a.sendcount, a.sendtype, a.recvbuf, a.recvcounts,
+                         a.recvtype, a.root, error);
+  };
 }
 
 }  // namespace
+}  // namespace shmcoll::mpi
 
 extern "C" int MPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                            const int recvcounts[], const int displs[], MPI_Datatype recvtype,
                            int root, MPI_Comm comm) {
+  using namespace shmcoll::mpi;
+  const Args a{sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm};
   return serve(
-      "MPI_Gatherv", Coll::kGatherv, comm,
-      [&](int rank, int size, LocalError& error) {
-        return check_gatherv(rank, size, sendbuf, sendcount, sendtype, recvbuf, recvcounts,
-                             recvtype, root, error);
-      },
-      never_empty,
+      "MPI_Gatherv", Coll::kGatherv, comm, check_args(a), never_empty,
       [&](shmcoll::Team& team) {
-        if (team.rank() == root) {
-          return gatherv_at_root(team, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
-                                 recvtype, root, comm);
-        }
-        SendView send;
-        if (int rc = send.init(sendbuf, sendcount, sendtype, comm); rc != MPI_SUCCESS) return rc;
-        team.gatherv(send.data(), send.count(), send.element(), nullptr, {}, {}, shmcoll::kByte,
-                     root);
-        return MPI_SUCCESS;
+        if (team.rank() == root) return gatherv_at_root(team, a);
+        return run_call<SendBuffer>(comm, [&](SendBuffer& b) {
+          return gatherv_other(b, a, [&](auto... args) { team.gatherv(args...); });
+        });
       },
       [&] {
         return PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
                             root, comm);
+      });
+}
+
+extern "C" int MPI_Igatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                            void* recvbuf, const int recvcounts[], const int displs[],
+                            MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
+  using namespace shmcoll::mpi;
+  const Args a{sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm};
+  return serve(
+      "MPI_Igatherv", Coll::kGatherv, comm, check_args(a), never_empty,
+      [&](shmcoll::Team& team) {
+        auto start = [&](shmcoll::Request& r) {
+          return [&](auto... args) { r = team.igatherv(args...); };
+        };
+        if (team.rank() == root) {
+          return start_call<GathervRootBuffers>("MPI_Igatherv", Coll::kGatherv, comm, request,
+                                                [&](GathervRootBuffers& b, shmcoll::Request& r) {
+                                                  return gatherv_root(b, team.size(), a, start(r));
+                                                });
+        }
+        return start_call<SendBuffer>(
+            "MPI_Igatherv", Coll::kGatherv, comm, request,
+            [&](SendBuffer& b, shmcoll::Request& r) { return gatherv_other(b, a, start(r)); });
+      },
+      [&] {
+        return PMPI_Igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
+                             root, comm, request);
       });
 }

@@ -1,57 +1,110 @@
-// MPI_Scatterv through shmcoll. Root only: sendbuf, sendcounts, displs, sendtype.
+// MPI_Scatterv and MPI_Iscatterv through shmcoll. Root only: sendbuf, sendcounts, displs,
+// sendtype.
+#include "mpi/call_buffers.hpp"
+#include "mpi/requests.hpp"
 #include "mpi/serve.hpp"
-#include "mpi/typed_buffer.hpp"
 
+namespace shmcoll::mpi {
 namespace {
-using namespace shmcoll::mpi;
 
-// The root's part, out of line, as in MPI_Gatherv: its frame is not the receivers'.
-[[gnu::noinline]] int scatterv_from_root(shmcoll::Team& team, const void* sendbuf,
-                                         const int sendcounts[], const int displs[],
-                                         MPI_Datatype sendtype, void* recvbuf, int recvcount,
-                                         MPI_Datatype recvtype, int root, MPI_Comm comm) {
-  VBlocks blocks;
-  if (int rc = blocks.init_send(sendbuf, sendcounts, displs, sendtype, team.size(), comm);
+struct Args {
+  const void* sendbuf;
+  const int* sendcounts;
+  const int* displs;
+  MPI_Datatype sendtype;
+  void* recvbuf;
+  int recvcount;
+  MPI_Datatype recvtype;
+  int root;
+  MPI_Comm comm;
+};
+
+// The root's and the others' parts: each converts the buffers and calls `run(...)` with
+// Team::scatterv's (or iscatterv's) arguments.
+template <class Run>
+int scatterv_root(ScattervRootBuffers& b, int ranks, const Args& a, Run&& run) {
+  if (int rc = b.blocks.init_send(a.sendbuf, a.sendcounts, a.displs, a.sendtype, ranks, a.comm);
       rc != MPI_SUCCESS) {
     return rc;
   }
-  if (recvbuf == MPI_IN_PLACE) {
-    team.scatterv(blocks.data(), blocks.counts(), blocks.displs(), blocks.element(),
-                  shmcoll::in_place, root);
+  if (a.recvbuf == MPI_IN_PLACE) {
+    run(b.blocks.data(), b.blocks.counts(), b.blocks.displs(), b.blocks.element(), in_place,
+        a.root);
     return MPI_SUCCESS;
   }
-  RecvView recv;
-  if (int rc = recv.init(recvbuf, recvcount, recvtype); rc != MPI_SUCCESS) return rc;
-  team.scatterv(blocks.data(), blocks.counts(), blocks.displs(), blocks.element(), recv.data(),
-                recv.count(), recv.element(), root);
-  return recv.finish(comm);
+  if (int rc = b.recv.init(a.recvbuf, a.recvcount, a.recvtype); rc != MPI_SUCCESS) return rc;
+  run(b.blocks.data(), b.blocks.counts(), b.blocks.displs(), b.blocks.element(), b.recv.data(),
+      b.recv.count(), b.recv.element(), a.root);
+  return MPI_SUCCESS;
+}
+template <class Run>
+int scatterv_other(RecvBuffer& b, const Args& a, Run&& run) {
+  if (int rc = b.recv.init(a.recvbuf, a.recvcount, a.recvtype); rc != MPI_SUCCESS) return rc;
+  run(nullptr, std::span<const Count>{}, std::span<const Count>{}, kByte, b.recv.data(),
+      b.recv.count(), b.recv.element(), a.root);
+  return MPI_SUCCESS;
+}
+
+// The blocking root's part, out of line, as in MPI_Gatherv: its frame is not the receivers'.
+[[gnu::noinline]] int scatterv_from_root(Team& team, const Args& a) {
+  return run_call<ScattervRootBuffers>(a.comm, [&](ScattervRootBuffers& b) {
+    return scatterv_root(b, team.size(), a, [&](auto... args) { team.scatterv(args...); });
+  });
+}
+
+auto check_args(const Args& a) {
+  return [&a](int rank, int size, LocalError& error) {
+    return check_scatterv(rank, size, a.sendbuf, a.sendcounts, a.sendtype, a.recvbuf, a.recvcount,
+                          a.recvtype, a.root, error);
+  };
 }
 
 }  // namespace
+}  // namespace shmcoll::mpi
 
 extern "C" int MPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[],
                             MPI_Datatype sendtype, void* recvbuf, int recvcount,
                             MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  using namespace shmcoll::mpi;
+  const Args a{sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm};
   return serve(
-      "MPI_Scatterv", Coll::kScatterv, comm,
-      [&](int rank, int size, LocalError& error) {
-        return check_scatterv(rank, size, sendbuf, sendcounts, sendtype, recvbuf, recvcount,
-                              recvtype, root, error);
-      },
-      never_empty,
+      "MPI_Scatterv", Coll::kScatterv, comm, check_args(a), never_empty,
       [&](shmcoll::Team& team) {
-        if (team.rank() == root) {
-          return scatterv_from_root(team, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount,
-                                    recvtype, root, comm);
-        }
-        RecvView recv;
-        if (int rc = recv.init(recvbuf, recvcount, recvtype); rc != MPI_SUCCESS) return rc;
-        team.scatterv(nullptr, {}, {}, shmcoll::kByte, recv.data(), recv.count(), recv.element(),
-                      root);
-        return recv.finish(comm);
+        if (team.rank() == root) return scatterv_from_root(team, a);
+        return run_call<RecvBuffer>(comm, [&](RecvBuffer& b) {
+          return scatterv_other(b, a, [&](auto... args) { team.scatterv(args...); });
+        });
       },
       [&] {
         return PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype,
                              root, comm);
+      });
+}
+
+extern "C" int MPI_Iscatterv(const void* sendbuf, const int sendcounts[], const int displs[],
+                             MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                             MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
+  using namespace shmcoll::mpi;
+  const Args a{sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm};
+  return serve(
+      "MPI_Iscatterv", Coll::kScatterv, comm, check_args(a), never_empty,
+      [&](shmcoll::Team& team) {
+        auto start = [&](shmcoll::Request& r) {
+          return [&](auto... args) { r = team.iscatterv(args...); };
+        };
+        if (team.rank() == root) {
+          return start_call<ScattervRootBuffers>("MPI_Iscatterv", Coll::kScatterv, comm, request,
+                                                 [&](ScattervRootBuffers& b, shmcoll::Request& r) {
+                                                   return scatterv_root(b, team.size(), a,
+                                                                        start(r));
+                                                 });
+        }
+        return start_call<RecvBuffer>(
+            "MPI_Iscatterv", Coll::kScatterv, comm, request,
+            [&](RecvBuffer& b, shmcoll::Request& r) { return scatterv_other(b, a, start(r)); });
+      },
+      [&] {
+        return PMPI_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype,
+                              root, comm, request);
       });
 }

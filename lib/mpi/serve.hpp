@@ -13,10 +13,14 @@ namespace shmcoll::mpi {
 // whether the call, as this rank's arguments describe it, moves no byte on any rank (see
 // moves_nothing below); such a call returns at once. `body(team)` returns MPI_SUCCESS or the code
 // of a local MPI failure (which then ends the team for the other ranks too); `fallback()` calls
-// PMPI.
-template <class Check, class Empty, class Body, class Fallback>
+// PMPI; `skipped()` is what a call that moves nothing returns (a non-blocking one: a request
+// complete at once).
+struct Succeed {
+  int operator()() const { return MPI_SUCCESS; }
+};
+template <class Check, class Empty, class Body, class Fallback, class Skipped = Succeed>
 int serve(const char* function, Coll coll, MPI_Comm comm, Check&& check, Empty&& moves_nothing,
-          Body&& body, Fallback&& fallback) {
+          Body&& body, Fallback&& fallback, Skipped&& skipped = Succeed{}) {
   try {
     Call call(function, coll, comm);
     if (call.to_pmpi()) return fallback();
@@ -25,8 +29,10 @@ int serve(const char* function, Coll coll, MPI_Comm comm, Check&& check, Empty&&
     if (!check(rank, call.size(), problem)) [[unlikely]] {
       if (problem) return call.reject(*problem);
     }
-    if (moves_nothing(rank)) [[unlikely]]
-      return call.skip();
+    if (moves_nothing(rank)) [[unlikely]] {
+      call.skip();
+      return skipped();
+    }
     Team* team = call.engage();
     if (team == nullptr) return fallback();
     try {

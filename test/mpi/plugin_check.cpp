@@ -13,6 +13,7 @@
 #include <cstring>
 #include <functional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace {
@@ -58,6 +59,80 @@ const char* map_name(Map m) {
   }
   return "?";
 }
+
+// The non-blocking forms, each completed at once with the MPI's completion calls in turn:
+// alone, or in an array after a receive and before a send of a token between this rank and
+// itself (point-to-point requests of the MPI's own, completed in the same calls).
+long g_started = 0;  // non-blocking calls made through the plugin
+int complete(MPI_Request request, MPI_Comm comm) {
+  static int turn = 0;
+  const int how = turn++ % 9;
+  int flag = 0;
+  if (how == 0) return MPI_Wait(&request, MPI_STATUS_IGNORE);
+  if (how == 1) {
+    int rc = MPI_SUCCESS;
+    while (!flag && rc == MPI_SUCCESS) rc = MPI_Test(&request, &flag, MPI_STATUS_IGNORE);
+    return rc;
+  }
+  if (how == 2) {
+    while (!flag) MPI_Request_get_status(request, &flag, MPI_STATUS_IGNORE);
+    return MPI_Wait(&request, MPI_STATUS_IGNORE);
+  }
+  int rank = 0, token = -1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Request all[3];
+  MPI_Irecv(&token, 1, MPI_INT, rank, 99, comm, &all[0]);
+  all[1] = request;
+  MPI_Isend(&rank, 1, MPI_INT, rank, 99, comm, &all[2]);
+  auto active = [&] {
+    return all[0] != MPI_REQUEST_NULL || all[1] != MPI_REQUEST_NULL || all[2] != MPI_REQUEST_NULL;
+  };
+  int index = 0, outcount = 0, indices[3];
+  int rc = MPI_SUCCESS;
+  switch (how) {
+    case 3:
+      rc = MPI_Waitall(3, all, MPI_STATUSES_IGNORE);
+      break;
+    case 4:
+      while (!flag && rc == MPI_SUCCESS) rc = MPI_Testall(3, all, &flag, MPI_STATUSES_IGNORE);
+      break;
+    case 5:
+      while (active() && rc == MPI_SUCCESS) rc = MPI_Waitany(3, all, &index, MPI_STATUS_IGNORE);
+      break;
+    case 6:
+      while (active() && rc == MPI_SUCCESS)
+        rc = MPI_Testany(3, all, &index, &flag, MPI_STATUS_IGNORE);
+      break;
+    case 7:
+      while (active() && rc == MPI_SUCCESS)
+        rc = MPI_Waitsome(3, all, &outcount, indices, MPI_STATUSES_IGNORE);
+      break;
+    default:
+      while (active() && rc == MPI_SUCCESS)
+        rc = MPI_Testsome(3, all, &outcount, indices, MPI_STATUSES_IGNORE);
+      break;
+  }
+  if (token != rank) {
+    std::fprintf(stderr, "[rank %d] point-to-point token %d beside a collective\n", g_rank, token);
+    ++g_failures;
+  }
+  return rc;
+}
+// Completing<Bcast>::call<MPI_Ibcast> has MPI_Bcast's signature.
+template <class F>
+struct Completing;
+template <class... Args>
+struct Completing<int (*)(Args...)> {
+  template <int (*Start)(Args..., MPI_Request*)>
+  static int call(Args... args) {
+    MPI_Request request = MPI_REQUEST_NULL;
+    ++g_started;
+    const int rc = Start(args..., &request);
+    if (rc != MPI_SUCCESS) return rc;
+    MPI_Comm comm = std::get<sizeof...(Args) - 1>(std::tuple<Args...>(args...));
+    return complete(request, comm);
+  }
+};
 
 // One element that holds n ints at ints 0, 3, 6, ... (vector), at 3i+1 (indexed), or n
 // elements of an int resized to an extent of 3 ints (resized).
@@ -252,7 +327,8 @@ void both(const std::string& what, Run run, F plugin, F pmpi, const Case& c) {
   compare(what + " " + c.tag(), via_plugin, via_pmpi);
 }
 
-void check_comm(MPI_Comm comm, const std::string& name, int seed) {
+// With `nonblocking`, the plugin's side calls the non-blocking forms (Completing).
+void check_comm(MPI_Comm comm, const std::string& name, int seed, bool nonblocking = false) {
   Case c{};
   c.comm = comm;
   c.comm_name = name;
@@ -269,14 +345,21 @@ void check_comm(MPI_Comm comm, const std::string& name, int seed) {
                 : variant == 3 ? Map::kIndexed
                 : variant == 4 ? Map::kResized
                                : Map::kInts;
-        both("bcast", run_bcast, Bcast{MPI_Bcast}, Bcast{PMPI_Bcast}, c);
-        both("scatter", run_scatter, Scatter{MPI_Scatter}, Scatter{PMPI_Scatter}, c);
-        both("gather", run_gather, Gather{MPI_Gather}, Gather{PMPI_Gather}, c);
+        const Bcast bcast = nonblocking ? Completing<Bcast>::call<MPI_Ibcast> : MPI_Bcast;
+        both("bcast", run_bcast, bcast, Bcast{PMPI_Bcast}, c);
+        const Scatter scatter = nonblocking ? Completing<Scatter>::call<MPI_Iscatter> : MPI_Scatter;
+        both("scatter", run_scatter, scatter, Scatter{PMPI_Scatter}, c);
+        const Gather gather = nonblocking ? Completing<Gather>::call<MPI_Igather> : MPI_Gather;
+        both("gather", run_gather, gather, Gather{PMPI_Gather}, c);
         // v forms: ints, or a resized int at the root (variant 4, in place) and plain ints
         // elsewhere.
         if (c.map == Map::kInts || c.map == Map::kResized) {
-          both("scatterv", run_scatterv, Scatterv{MPI_Scatterv}, Scatterv{PMPI_Scatterv}, c);
-          both("gatherv", run_gatherv, Gatherv{MPI_Gatherv}, Gatherv{PMPI_Gatherv}, c);
+          const Scatterv scatterv =
+              nonblocking ? Completing<Scatterv>::call<MPI_Iscatterv> : MPI_Scatterv;
+          both("scatterv", run_scatterv, scatterv, Scatterv{PMPI_Scatterv}, c);
+          const Gatherv gatherv =
+              nonblocking ? Completing<Gatherv>::call<MPI_Igatherv> : MPI_Gatherv;
+          both("gatherv", run_gatherv, gatherv, Gatherv{PMPI_Gatherv}, c);
         }
       }
     }
@@ -300,14 +383,27 @@ int main(int argc, char** argv) {
   check_comm(reversed, "reversed", 4000);
   MPI_Comm_split(MPI_COMM_WORLD, g_rank < (size + 1) / 2 ? 0 : MPI_UNDEFINED, g_rank, &sub);
   if (sub != MPI_COMM_NULL) check_comm(sub, "first half", 5000);
+  // The non-blocking forms on two communicators; every call must reach the plugin.
+  unsigned long long served_before = 0, served_after = 0, fallback = 0;
+  auto stats = reinterpret_cast<void (*)(unsigned long long*, unsigned long long*)>(
+      dlsym(RTLD_DEFAULT, "shmcoll_mpi_stats"));
+  if (stats != nullptr) stats(&served_before, &fallback);
+  check_comm(MPI_COMM_WORLD, "world, non-blocking", 6000, true);
+  check_comm(split, "split odd/even, non-blocking", 7000, true);
+  if (stats != nullptr) {
+    stats(&served_after, &fallback);
+    if (served_after - served_before != static_cast<unsigned long long>(g_started)) {
+      std::fprintf(stderr, "[rank %d] %ld non-blocking calls, %llu served by the plugin\n", g_rank,
+                   g_started, served_after - served_before);
+      ++g_failures;
+    }
+  }
   for (MPI_Comm* c : {&dup, &split, &reversed, &sub}) {
     if (*c != MPI_COMM_NULL) MPI_Comm_free(c);
   }
 
   // The plugin must have served the calls: through the library linked in, or preloaded.
-  unsigned long long served = 0, fallback = 0;
-  auto stats = reinterpret_cast<void (*)(unsigned long long*, unsigned long long*)>(
-      dlsym(RTLD_DEFAULT, "shmcoll_mpi_stats"));
+  unsigned long long served = 0;
   if (stats == nullptr) {
     std::fprintf(stderr, "[rank %d] the shmcoll plugin is not loaded\n", g_rank);
     ++g_failures;

@@ -1,0 +1,81 @@
+// Non-blocking collectives served by shmcoll, as MPI requests the program completes with any
+// MPI completion call, in arrays that mix them with the MPI's own requests.
+//
+// Each is a generalized request (MPI_Grequest_start) that the plugin completes
+// (MPI_Grequest_complete) once shmcoll's operation is done on this rank and its data are
+// unpacked into the caller's buffers. The MPIs do not call into the plugin while they wait on
+// such a request, so the completion calls are interposed too (completion.cpp): each first
+// advances every outstanding shmcoll operation, and a blocking one alternates that with the
+// MPI's own test of the same requests. Both make progress while the program waits on either:
+// a rank waiting on a receive still moves its collectives on, which the sender's rank may be
+// waiting for before it sends.
+//
+// Thread safety: the table of outstanding requests has a lock of its own, never held while
+// the MPI is called (the MPI may call back into free_fn from any thread). Completing two
+// requests of one communicator from two threads at once is as erroneous as calling two
+// collectives on it at once.
+#pragma once
+
+#include <mpi.h>
+
+#include <memory>
+
+#include "mpi/plugin.hpp"
+
+namespace shmcoll::mpi {
+
+// What a started operation keeps until it completes: its shmcoll request, and the temporary
+// buffers of its datatype conversions (typed_buffer.hpp), which finish() unpacks into the
+// caller's once the operation is done.
+class PendingCall {
+ public:
+  virtual ~PendingCall() = default;
+  // Returns MPI_SUCCESS or the MPI's code of a failed unpacking.
+  virtual int finish(MPI_Comm comm) = 0;
+  Request request;
+};
+
+// Makes `pending`, started on the team of `comm`, the program's request `*request`.
+int start_request(const char* function, Coll coll, MPI_Comm comm,
+                  std::unique_ptr<PendingCall> pending, MPI_Request* request);
+
+// A pending call whose buffers are a Buffers of call_buffers.hpp.
+template <class Buffers>
+class PendingWith final : public PendingCall, public Buffers {
+ public:
+  int finish(MPI_Comm comm) override { return Buffers::finish(comm); }
+};
+// The non-blocking form of a call: `prepare(buffers, request)` converts the buffers and starts
+// the operation (request = team.ibcast(...)), returning an MPI code; the pending call then
+// becomes the program's request.
+template <class Buffers, class Prepare>
+int start_call(const char* function, Coll coll, MPI_Comm comm, MPI_Request* request,
+               Prepare&& prepare) {
+  auto pending = std::make_unique<PendingWith<Buffers>>();
+  if (const int rc = prepare(static_cast<Buffers&>(*pending), pending->request); rc != MPI_SUCCESS)
+    return rc;
+  return start_request(function, coll, comm, std::move(pending), request);
+}
+// The blocking form: `prepare(buffers)` converts the buffers and runs the operation (the
+// team's blocking call), then the buffers are unpacked.
+template <class Buffers, class Prepare>
+int run_call(MPI_Comm comm, Prepare&& prepare) {
+  Buffers buffers;
+  const int rc = prepare(buffers);
+  return rc != MPI_SUCCESS ? rc : buffers.finish(comm);
+}
+
+// A request already complete: a call that moves nothing (serve.hpp).
+int completed_request(MPI_Request* request);
+
+// Whether some request has not completed yet: one relaxed load, which every interposed
+// completion call makes first.
+bool requests_outstanding();
+// Advances every outstanding operation once and completes the requests of those done.
+void progress_requests();
+// Completes every request of `comm` (the communicator is being freed: its team ends with it).
+void finish_requests_of(MPI_Comm comm);
+// Completes every request (before MPI_Finalize, which a request left active would block).
+void finish_all_requests();
+
+}  // namespace shmcoll::mpi
