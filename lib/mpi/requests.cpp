@@ -4,6 +4,7 @@
 #include <atomic>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "shmcoll/error.hpp"
@@ -20,7 +21,7 @@ struct Entry {
   MPI_Comm comm = MPI_COMM_NULL;
   std::unique_ptr<PendingCall> pending;  // null for a request complete at once
   MPI_Request handle = MPI_REQUEST_NULL;
-  int error = MPI_SUCCESS;  // what the completion calls return for it (query_fn)
+  int error = MPI_SUCCESS;  // what the completion call returns for it (claim_failure)
   bool done = false;        // under table_lock
   // Set by free_fn, without the table's lock: the MPI may call it from inside any completion
   // call, on any thread, while another thread holds the lock and waits for the MPI.
@@ -30,17 +31,22 @@ struct Entry {
 std::mutex table_lock;
 std::vector<Entry*> table;        // under table_lock
 std::atomic<int> outstanding{0};  // entries not done
+// The handles and codes of failed requests not yet completed by the program, under
+// table_lock; `failed` counts them. A handle stays the request's until the program completes
+// or frees it, so it names one request while it is here.
+std::vector<std::pair<MPI_Request, int>> failures;
+std::atomic<int> failed{0};
 using Completed = std::vector<Entry*>;
 
 // The status of a completed collective: empty, as the MPIs' own non-blocking collectives leave
-// it. MPI never passes MPI_STATUS_IGNORE here.
-int query(void* extra, MPI_Status* status) {
-  const auto* entry = static_cast<const Entry*>(extra);
+// it. MPI never passes MPI_STATUS_IGNORE here. Its error is the completion call's to return
+// (claim_failure).
+int query(void*, MPI_Status* status) {
   PMPI_Status_set_elements(status, MPI_BYTE, 0);
   PMPI_Status_set_cancelled(status, 0);
   status->MPI_SOURCE = MPI_ANY_SOURCE;
   status->MPI_TAG = MPI_ANY_TAG;
-  return entry->error;
+  return MPI_SUCCESS;
 }
 int release(void* extra) {
   static_cast<Entry*>(extra)->released.store(true, std::memory_order_release);
@@ -70,6 +76,10 @@ bool try_finish(Entry& entry, bool wait) {
     entry.error = Call(entry.function, entry.coll, entry.comm).fail(e);
   }
   entry.pending.reset();  // its temporary buffers
+  if (entry.error != MPI_SUCCESS) {
+    failures.emplace_back(entry.handle, entry.error);
+    failed.fetch_add(1, std::memory_order_relaxed);
+  }
   entry.done = true;
   outstanding.fetch_sub(1, std::memory_order_relaxed);
   return true;
@@ -148,6 +158,20 @@ void progress_requests() {
     }
   }
   complete(completed);
+}
+
+bool failures_recorded() { return failed.load(std::memory_order_relaxed) > 0; }
+
+int claim_failure(MPI_Request request) {
+  std::lock_guard<std::mutex> guard(table_lock);
+  for (auto it = failures.begin(); it != failures.end(); ++it) {
+    if (it->first != request) continue;
+    const int code = it->second;
+    failures.erase(it);
+    failed.fetch_sub(1, std::memory_order_relaxed);
+    return code;
+  }
+  return MPI_SUCCESS;
 }
 
 void finish_requests_of(MPI_Comm comm) {

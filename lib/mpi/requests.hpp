@@ -73,6 +73,16 @@ int completed_request(MPI_Request* request);
 bool requests_outstanding();
 // Advances every outstanding operation once and completes the requests of those done.
 void progress_requests();
+// A failed request's error is returned by the completion call that completes it, not by the
+// MPI: the MPIs raise an error of a generalized request (query_fn's result) through another
+// communicator's error handler than the request's (MPI_COMM_WORLD's, fatal by default). The
+// communicator's own handler has been called when the operation failed (progress_requests).
+// Whether a failure waits to be claimed: one relaxed load.
+bool failures_recorded();
+// The error of `request` (its handle before the MPI's completion call nulled it) if it is one of
+// the plugin's that failed, which is then forgotten; MPI_SUCCESS otherwise.
+int claim_failure(MPI_Request request);
+
 // Completes every request of `comm` (the communicator is being freed: its team ends with it).
 void finish_requests_of(MPI_Comm comm);
 // Completes every request (before MPI_Finalize, which a request left active would block).

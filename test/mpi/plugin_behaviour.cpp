@@ -142,6 +142,133 @@ void errors_return() {
   MPI_Comm_free(&comm);
 }
 
+// Non-blocking collectives beyond the data (plugin_check checks that): progress while the
+// program waits on point-to-point, several outstanding on several communicators completed in
+// any order, a freed request, an empty call.
+void nonblocking() {
+  const int peer = g_size - 1;  // rank 0's partner below (itself with one rank)
+  // 1. A collective that rank 0 waits for together with a receive whose sender first starts
+  // the same collective, as root, and then sends (4 MiB: past any eager limit, so the send
+  // completes only as rank 0's wait progresses the MPI too).
+  std::vector<int> data(1 << 18), message(1 << 20, -1);
+  for (std::size_t i = 0; i < data.size(); ++i) data[i] = g_rank == peer ? static_cast<int>(i) : -1;
+  MPI_Request bcast = MPI_REQUEST_NULL;
+  MPI_Ibcast(data.data(), static_cast<int>(data.size()), MPI_INT, peer, MPI_COMM_WORLD, &bcast);
+  if (g_rank == 0 && peer != 0) {
+    MPI_Request both[2] = {bcast, MPI_REQUEST_NULL};
+    MPI_Irecv(message.data(), static_cast<int>(message.size()), MPI_INT, peer, 7, MPI_COMM_WORLD,
+              &both[1]);
+    check(MPI_Waitall(2, both, MPI_STATUSES_IGNORE) == MPI_SUCCESS, "waitall of bcast and recv");
+    check(message[12345] == 12345, "the receive beside the bcast");
+  } else if (g_rank == peer && peer != 0) {
+    std::vector<int> out(message.size());
+    for (std::size_t i = 0; i < out.size(); ++i) out[i] = static_cast<int>(i);
+    MPI_Send(out.data(), static_cast<int>(out.size()), MPI_INT, 0, 7, MPI_COMM_WORLD);
+    MPI_Wait(&bcast, MPI_STATUS_IGNORE);
+  } else {
+    MPI_Wait(&bcast, MPI_STATUS_IGNORE);
+  }
+  check(data[54321] == 54321, "the bcast beside the point-to-point");
+
+  // 2. Three communicators, two operations outstanding on each, completed in reverse order.
+  MPI_Comm comms[3] = {MPI_COMM_WORLD, MPI_COMM_NULL, MPI_COMM_NULL};
+  MPI_Comm_dup(MPI_COMM_WORLD, &comms[1]);
+  MPI_Comm_split(MPI_COMM_WORLD, 0, g_size - g_rank, &comms[2]);  // ranks reversed
+  std::vector<std::vector<int>> gathered(3), scattered(3), sources(3), sent(3);
+  MPI_Request pending[6];
+  for (int c = 0; c < 3; ++c) {
+    int rank = 0, size = 0;
+    MPI_Comm_rank(comms[c], &rank);
+    MPI_Comm_size(comms[c], &size);
+    std::vector<int>& all = gathered[static_cast<std::size_t>(c)];
+    all.assign(static_cast<std::size_t>(size) * 2, -1);
+    std::vector<int>& mine = sent[static_cast<std::size_t>(c)];  // untouched until complete
+    mine = {rank * 10 + c, rank * 10 + c + 1};
+    MPI_Igather(mine.data(), 2, MPI_INT, all.data(), 2, MPI_INT, 0, comms[c], &pending[2 * c]);
+    std::vector<int>& part = scattered[static_cast<std::size_t>(c)];
+    part.assign(3, -1);
+    std::vector<int>& source = sources[static_cast<std::size_t>(c)];
+    source.resize(static_cast<std::size_t>(size) * 3);
+    for (std::size_t i = 0; i < source.size(); ++i) source[i] = static_cast<int>(i) + 100 * c;
+    MPI_Iscatter(rank == size - 1 ? source.data() : nullptr, 3, MPI_INT, part.data(), 3, MPI_INT,
+                 size - 1, comms[c], &pending[2 * c + 1]);
+  }
+  for (int i = 5; i >= 0; --i) MPI_Wait(&pending[i], MPI_STATUS_IGNORE);
+  bool ok = true;
+  for (int c = 0; c < 3; ++c) {
+    int rank = 0, size = 0;
+    MPI_Comm_rank(comms[c], &rank);
+    MPI_Comm_size(comms[c], &size);
+    if (rank == 0) {
+      for (int r = 0; r < size; ++r) {
+        ok = ok && gathered[static_cast<std::size_t>(c)][static_cast<std::size_t>(2 * r)] ==
+                       r * 10 + c;
+      }
+    }
+    ok = ok && scattered[static_cast<std::size_t>(c)][0] == rank * 3 + 100 * c;
+  }
+  check(ok, "operations on three communicators completed in reverse order");
+
+  // 3. A freed request: the operation still completes, before the next call on the
+  // communicator, and the data arrive.
+  std::vector<int> freed(1000, g_rank == 0 ? 5 : -1);
+  MPI_Request request = MPI_REQUEST_NULL;
+  MPI_Ibcast(freed.data(), 1000, MPI_INT, 0, comms[1], &request);
+  check(MPI_Request_free(&request) == MPI_SUCCESS && request == MPI_REQUEST_NULL,
+        "MPI_Request_free of an active collective");
+  int token = g_rank;
+  MPI_Bcast(&token, 1, MPI_INT, 0, comms[1]);
+  check(freed[999] == 5 && token == 0, "a freed collective completes before the next one");
+
+  // 4. An empty call: a request complete at once, which MPI_Request_free and MPI_Wait take.
+  MPI_Ibcast(nullptr, 0, MPI_INT, 0, comms[1], &request);
+  int flag = 0;
+  MPI_Test(&request, &flag, MPI_STATUS_IGNORE);
+  check(flag == 1 && request == MPI_REQUEST_NULL, "an empty MPI_Ibcast is complete at once");
+
+  MPI_Comm_free(&comms[1]);
+  MPI_Comm_free(&comms[2]);
+}
+
+// A root mismatch in MPI_Ibcast, returned by the wait on a communicator with MPI_ERRORS_RETURN
+// as shmcoll's message; the communicator works again after it.
+void nonblocking_errors() {
+  setenv("SHMCOLL_CHECKS", "full", 1);  // as errors_return: every rank fails in the call
+  MPI_Comm comm;
+  MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+  MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+  std::vector<int> v(64, g_rank);
+  MPI_Request request = MPI_REQUEST_NULL;
+  MPI_Ibcast(v.data(), 64, MPI_INT, 0, comm, &request);
+  check(MPI_Wait(&request, MPI_STATUS_IGNORE) == MPI_SUCCESS, "ibcast before the error");
+  MPI_Ibcast(v.data(), 64, MPI_INT, g_rank == 1 ? 1 : 0, comm, &request);
+  MPI_Status status;
+  const int rc = MPI_Wait(&request, &status);
+  int error_class = MPI_SUCCESS;
+  MPI_Error_class(rc, &error_class);
+  check(rc != MPI_SUCCESS && error_class == MPI_ERR_ARG && status.MPI_ERROR == rc,
+        "a root mismatch in MPI_Ibcast: MPI_Wait returns an error of class MPI_ERR_ARG");
+  char text[MPI_MAX_ERROR_STRING] = {};
+  int length = 0;
+  MPI_Error_string(rc, text, &length);
+  const std::string message(text, static_cast<std::size_t>(length));
+  check(message.find("MPI_Ibcast: root mismatch") != std::string::npos,
+        "MPI_Error_string of the wait's code is shmcoll's message");
+  // In an array: MPI_ERR_IN_STATUS, the code in the request's status.
+  MPI_Request both[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+  MPI_Ibcast(v.data(), 64, MPI_INT, 0, comm, &both[0]);  // a new team
+  MPI_Ibcast(v.data(), 64, MPI_INT, g_rank == 1 ? 1 : 0, comm, &both[1]);
+  MPI_Status statuses[2];
+  const int rc_all = MPI_Waitall(2, both, statuses);
+  check(rc_all == MPI_ERR_IN_STATUS && statuses[1].MPI_ERROR != MPI_SUCCESS,
+        "a root mismatch in MPI_Waitall: MPI_ERR_IN_STATUS, the error in the status");
+  for (int i = 0; i < 64; ++i) v[static_cast<std::size_t>(i)] = g_rank == 0 ? i : -1;
+  MPI_Ibcast(v.data(), 64, MPI_INT, 0, comm, &request);
+  check(MPI_Wait(&request, MPI_STATUS_IGNORE) == MPI_SUCCESS && v[63] == 63,
+        "ibcast after the error");
+  MPI_Comm_free(&comm);
+}
+
 // One erroneous call, made through the plugin and (where the MPI survives it) through PMPI:
 // the plugin's error class must be `expected`, and so must the MPI's where the MPI reports one.
 // Then a correct broadcast on the same communicator must work.
@@ -619,6 +746,10 @@ int main(int argc, char** argv) {
     skipped_collective();
   else if (mode == "empty-calls")
     empty_calls();
+  else if (mode == "nonblocking")
+    nonblocking();
+  else if (mode == "nonblocking-errors")
+    nonblocking_errors();
   else if (mode == "errors-fatal")
     errors_fatal();
   else if (mode == "dup-loop")
