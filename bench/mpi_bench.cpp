@@ -23,6 +23,7 @@
 // With --uneven, scatterv and gatherv give every odd rank one byte more than `bytes`, so that
 // the root's counts differ from rank to rank, as an application's often do (the size in the
 // output stays `bytes`).
+// With --nonblocking, each call is the non-blocking form followed by MPI_Wait, timed together.
 // --coll comm_cycle (not among the defaults) times what a library that makes its own
 // communicators pays: MPI_Comm_dup of MPI_COMM_WORLD, one MPI_Bcast of `bytes` on it, and
 // MPI_Comm_free, per iteration.
@@ -84,6 +85,7 @@ struct Config {
   bool window = false;
   bool per_size = false;
   bool uneven = false;
+  bool nonblocking = false;
   double root_delay_us = 0, others_delay_us = 0;
 };
 
@@ -112,6 +114,8 @@ void parse_arguments(int argc, char** argv, int rank, Config& cfg) {
   app.add_flag("--buffers-per-size", cfg.per_size,
                "each size on vectors of exactly its own buffers' sizes");
   app.add_flag("--uneven", cfg.uneven, "scatterv and gatherv: odd ranks one byte more");
+  app.add_flag("--nonblocking", cfg.nonblocking,
+               "the non-blocking forms (MPI_Ibcast, ...), each followed by MPI_Wait");
   app.add_option("--root-delay-us", cfg.root_delay_us,
                  "the root busy-waits this long before each call")
       ->check(CLI::NonNegativeNumber);
@@ -222,23 +226,34 @@ int main(int argc, char** argv) {
         const double t0 = MPI_Wtime();
         // Inside the timed region, next to the call: take ratios from runs without the timeline.
         const double start_us = with_timeline ? mpi_bench::Timeline::now_us() : 0;
+        MPI_Request request = MPI_REQUEST_NULL;
+        MPI_Request* const started = cfg.nonblocking ? &request : nullptr;
         if (coll == "bcast") {
-          MPI_Bcast(cs, n, MPI_CHAR, 0, MPI_COMM_WORLD);
+          started ? MPI_Ibcast(cs, n, MPI_CHAR, 0, MPI_COMM_WORLD, started)
+                  : MPI_Bcast(cs, n, MPI_CHAR, 0, MPI_COMM_WORLD);
         } else if (coll == "comm_cycle") {
           MPI_Comm comm = MPI_COMM_NULL;
           MPI_Comm_dup(MPI_COMM_WORLD, &comm);
           MPI_Bcast(cs, n, MPI_CHAR, 0, comm);
           MPI_Comm_free(&comm);
-        } else if (coll == "scatter")
-          MPI_Scatter(cs, n, MPI_CHAR, cr, n, MPI_CHAR, 0, MPI_COMM_WORLD);
-        else if (coll == "scatterv")
-          MPI_Scatterv(cs, counts.data(), displs.data(), MPI_CHAR, cr, own, MPI_CHAR, 0,
-                       MPI_COMM_WORLD);
-        else if (coll == "gather")
-          MPI_Gather(cs, n, MPI_CHAR, cr, n, MPI_CHAR, 0, MPI_COMM_WORLD);
-        else if (coll == "gatherv")
-          MPI_Gatherv(cs, own, MPI_CHAR, cr, counts.data(), displs.data(), MPI_CHAR, 0,
-                      MPI_COMM_WORLD);
+        } else if (coll == "scatter") {
+          started ? MPI_Iscatter(cs, n, MPI_CHAR, cr, n, MPI_CHAR, 0, MPI_COMM_WORLD, started)
+                  : MPI_Scatter(cs, n, MPI_CHAR, cr, n, MPI_CHAR, 0, MPI_COMM_WORLD);
+        } else if (coll == "scatterv") {
+          started ? MPI_Iscatterv(cs, counts.data(), displs.data(), MPI_CHAR, cr, own, MPI_CHAR, 0,
+                                  MPI_COMM_WORLD, started)
+                  : MPI_Scatterv(cs, counts.data(), displs.data(), MPI_CHAR, cr, own, MPI_CHAR, 0,
+                                 MPI_COMM_WORLD);
+        } else if (coll == "gather") {
+          started ? MPI_Igather(cs, n, MPI_CHAR, cr, n, MPI_CHAR, 0, MPI_COMM_WORLD, started)
+                  : MPI_Gather(cs, n, MPI_CHAR, cr, n, MPI_CHAR, 0, MPI_COMM_WORLD);
+        } else if (coll == "gatherv") {
+          started ? MPI_Igatherv(cs, own, MPI_CHAR, cr, counts.data(), displs.data(), MPI_CHAR, 0,
+                                 MPI_COMM_WORLD, started)
+                  : MPI_Gatherv(cs, own, MPI_CHAR, cr, counts.data(), displs.data(), MPI_CHAR, 0,
+                                MPI_COMM_WORLD);
+        }
+        if (started != nullptr) MPI_Wait(started, MPI_STATUS_IGNORE);
         if (with_timeline && it >= 0) timeline.record(start_us, mpi_bench::Timeline::now_us());
         const double t1 = MPI_Wtime();
         if (it >= 0) total += t1 - t0;

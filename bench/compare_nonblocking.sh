@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# The non-blocking forms through the plugin against the blocking ones and the MPI's own, on one
+# mpi-bench binary: per round, at np=2, the plugin's blocking calls, its non-blocking calls
+# (each MPI_I* followed by MPI_Wait, --nonblocking), and the MPI's own of both with a preload
+# that does nothing (an equal-length path beside the plugin), in the opposite order every other
+# round. Prints, per collective and size, each variant's median over the rounds and the
+# medians of the rounds' own ratios: non-blocking / blocking through the plugin, and plugin /
+# MPI for the non-blocking forms.
+# usage: [MPI=openmpi|mpich] [COLLS=bcast,scatter,gather] [SIZES="8 1048576"]
+#        bench/compare_nonblocking.sh [BUILD_DIR] [ROUNDS]
+set -euo pipefail
+build=${1:-build}
+rounds=${2:-4}
+mpi=${MPI:-openmpi}
+colls=${COLLS:-bcast,scatter,gather}
+sizes=${SIZES:-8 1048576}
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+plugin=$(realpath "$build/lib/libshmcoll_mpi_$mpi.so")
+nop=$(realpath "$build/lib/libshmcoll_nop_$mpi.so")
+min=$(printf '%s\n' $sizes | sort -n | head -1)
+max=$(printf '%s\n' $sizes | sort -n | tail -1)
+# run NAME PRELOAD [mpi-bench arguments]: "NAME,collective,bytes,avg_us" for the chosen sizes.
+run() {
+  local name=$1 preload=$2
+  shift 2
+  local bench=("$build/bench/mpi-bench-$mpi" --coll "$colls" --min-bytes "$min" --max-bytes "$max")
+  if [ "$mpi" = openmpi ]; then
+    mpirun.openmpi --allow-run-as-root --oversubscribe --bind-to core:overload-allowed -np 2 \
+      -x LD_PRELOAD="$preload" "${bench[@]}" "$@"
+  else
+    mpiexec.mpich -bind-to core -n 2 -env LD_PRELOAD "$preload" "${bench[@]}" "$@"
+  fi 2>/dev/null | awk -F, -v name="$name" -v sizes=" $sizes " \
+    'NR > 1 && index(sizes, " " $4 " ") {print name "," $2 "," $4 "," $6}'
+}
+for round in $(seq 1 "$rounds"); do
+  order="plugin-blocking plugin-nonblocking mpi-blocking mpi-nonblocking"
+  [ $((round % 2)) = 0 ] && order="mpi-nonblocking mpi-blocking plugin-nonblocking plugin-blocking"
+  for variant in $order; do
+    preload=$plugin
+    [[ $variant == mpi-* ]] && preload=$nop
+    flags=()
+    [[ $variant == *-nonblocking ]] && flags=(--nonblocking)
+    run "$variant" "$preload" "${flags[@]}"
+  done > "$out/round$round.csv"
+done
+python3 - "$out" <<'PY'
+import collections, glob, statistics, sys
+runs = collections.defaultdict(dict)
+for path in sorted(glob.glob(sys.argv[1] + "/round*.csv")):
+    for line in open(path):
+        name, coll, size, us = line.strip().split(",")
+        runs[(coll, int(size))][(name, path)] = float(us)
+print("| collective | bytes | plugin I+Wait | plugin blocking | MPI I+Wait | MPI blocking"
+      " | I / blocking | I / MPI's I |")
+print("|---|---|---|---|---|---|---|---|")
+for (coll, size), d in sorted(runs.items()):
+    paths = sorted({p for _, p in d})
+    med = lambda n: statistics.median(d[(n, p)] for p in paths)
+    ratio = lambda a, b: statistics.median(d[(a, p)] / d[(b, p)] for p in paths)
+    print(f"| {coll} | {size} | {med('plugin-nonblocking'):.3f} | {med('plugin-blocking'):.3f}"
+          f" | {med('mpi-nonblocking'):.3f} | {med('mpi-blocking'):.3f}"
+          f" | {ratio('plugin-nonblocking', 'plugin-blocking'):.2f}"
+          f" | {ratio('plugin-nonblocking', 'mpi-nonblocking'):.2f} |")
+PY
