@@ -15,6 +15,7 @@ packages=(
   libbenchmark-dev      # copy-kernel micro-benchmarks
   libopenmpi-dev openmpi-bin   # the MPI plugin for Open MPI, its tests and comparisons
   libmpich-dev mpich           # the MPI plugin for MPICH, its tests and comparisons
+  gfortran              # the plugin's Fortran tests (mpif.h, use mpi, use mpi_f08)
   gnuplot-nox           # benchmark plots and shmcoll-info --png
   dpkg-dev              # dpkg-shlibdeps: the Debian packages' dependencies (cpack)
   libudev-dev           # what pkg-config --static hwloc names: linking the static library

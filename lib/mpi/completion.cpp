@@ -7,7 +7,7 @@
 // MPI_ERR_IN_STATUS with the code in the request's status from a call on several.
 #include <sched.h>
 
-#include <vector>
+#include <boost/container/small_vector.hpp>
 
 #include "mpi/requests.hpp"
 
@@ -47,7 +47,7 @@ class Handles {
   }
 
  private:
-  std::vector<MPI_Request> handles_;
+  boost::container::small_vector<MPI_Request, 8> handles_;
 };
 
 // A call on one request that completed it: its error, if it failed.
@@ -63,8 +63,9 @@ int single(int rc, const Handles& handles, int index, MPI_Status* status) {
 template <class Index>
 int several(int rc, const Handles& handles, int completed, Index&& indices, MPI_Status* statuses) {
   if (rc != MPI_SUCCESS) return rc;
+  if (!failures_recorded()) return rc;
   int result = MPI_SUCCESS;
-  std::vector<int> codes;
+  boost::container::small_vector<int, 8> codes;
   for (int k = 0; k < completed; ++k) {
     const int code = handles.failure(indices(k));
     codes.push_back(code);

@@ -2,6 +2,7 @@
 #include "mpi/requests.hpp"
 
 #include <atomic>
+#include <boost/container/small_vector.hpp>
 #include <mutex>
 #include <string>
 #include <utility>
@@ -12,31 +13,22 @@
 namespace shmcoll::mpi {
 namespace {
 
-// One request the plugin made. Lives until both: the plugin completed it (done), and the MPI
-// released it (free_fn, which the MPI calls once the program has waited for it, tested it
-// complete or freed it, and the plugin has completed it).
-struct Entry {
-  const char* function = "";
-  Coll coll = Coll::kBcast;
-  MPI_Comm comm = MPI_COMM_NULL;
-  std::unique_ptr<PendingCall> pending;  // null for a request complete at once
-  MPI_Request handle = MPI_REQUEST_NULL;
-  int error = MPI_SUCCESS;  // what the completion call returns for it (claim_failure)
-  bool done = false;        // under table_lock
-  // Set by free_fn, without the table's lock: the MPI may call it from inside any completion
-  // call, on any thread, while another thread holds the lock and waits for the MPI.
-  std::atomic<bool> released{false};
+// A request complete at once: nothing to unpack.
+class CompletedCall final : public PendingCall {
+ public:
+  int finish(MPI_Comm) override { return MPI_SUCCESS; }
 };
 
 std::mutex table_lock;
-std::vector<Entry*> table;        // under table_lock
-std::atomic<int> outstanding{0};  // entries not done
+std::vector<PendingCall*> table;  // under table_lock
+std::atomic<int> outstanding{0};  // calls not done
 // The handles and codes of failed requests not yet completed by the program, under
 // table_lock; `failed` counts them. A handle stays the request's until the program completes
 // or frees it, so it names one request while it is here.
 std::vector<std::pair<MPI_Request, int>> failures;
 std::atomic<int> failed{0};
-using Completed = std::vector<Entry*>;
+// Calls finished by one pass, whose MPI requests are then completed.
+using Finished = boost::container::small_vector<PendingCall*, 8>;
 
 // The status of a completed collective: empty, as the MPIs' own non-blocking collectives leave
 // it. MPI never passes MPI_STATUS_IGNORE here. Its error is the completion call's to return
@@ -49,23 +41,47 @@ int query(void*, MPI_Status* status) {
   return MPI_SUCCESS;
 }
 int release(void* extra) {
-  static_cast<Entry*>(extra)->released.store(true, std::memory_order_release);
+  static_cast<PendingCall*>(extra)->entry.released.store(true, std::memory_order_release);
   return MPI_SUCCESS;
 }
 // A started collective cannot be cancelled (MPI: cancelling one is erroneous); its request
 // completes normally.
 int refuse_cancel(void*, int) { return MPI_SUCCESS; }
 
-// Finishes the entry if its operation is complete (or, with `wait`, once it is): its data
+// Starts the MPI's request for `call`. MPICH's extended generalized requests take a poll
+// function that its progress engine calls in every wait and test, the program's own and those
+// of its Fortran layer, which calls PMPI_Wait from `use mpi_f08`: there the operations progress
+// whichever call waits. Open MPI 4 has no such requests; its waits progress shmcoll's
+// operations only through the interposed completion calls (completion.cpp).
+int start_mpi_request(PendingCall* call) {
+#if defined(MPICH)
+  auto poll = [](void*, MPI_Status*) {
+    progress_requests();
+    return MPI_SUCCESS;
+  };
+  // Called before MPICH's own wait loop, which polls: one pass too, so that the MPI's other
+  // requests keep progressing while it waits.
+  auto wait = [](int, void**, double, MPI_Status*) {
+    progress_requests();
+    return MPI_SUCCESS;
+  };
+  return PMPIX_Grequest_start(query, release, refuse_cancel, poll, wait, call, &call->entry.handle);
+#else
+  return PMPI_Grequest_start(query, release, refuse_cancel, call, &call->entry.handle);
+#endif
+}
+
+// Finishes the call if its operation is complete (or, with `wait`, once it is): its data
 // unpacked, its error reported through the communicator's error handler. Under table_lock.
-bool try_finish(Entry& entry, bool wait) {
+bool try_finish(PendingCall& call, bool wait) {
+  PendingCall::Entry& entry = call.entry;
   try {
     if (wait) {
-      entry.pending->request.wait();
-    } else if (!entry.pending->request.test()) {
+      call.request.wait();
+    } else if (!call.request.test()) {
       return false;
     }
-    const int rc = entry.pending->finish(entry.comm);
+    const int rc = call.finish(entry.comm);
     if (rc != MPI_SUCCESS) {
       entry.error = Call(entry.function, entry.coll, entry.comm)
                         .fail(InvalidArgument(std::string(entry.function) +
@@ -75,7 +91,6 @@ bool try_finish(Entry& entry, bool wait) {
   } catch (const std::exception& e) {
     entry.error = Call(entry.function, entry.coll, entry.comm).fail(e);
   }
-  entry.pending.reset();  // its temporary buffers
   if (entry.error != MPI_SUCCESS) {
     failures.emplace_back(entry.handle, entry.error);
     failed.fetch_add(1, std::memory_order_relaxed);
@@ -85,46 +100,48 @@ bool try_finish(Entry& entry, bool wait) {
   return true;
 }
 
-// Deletes the entries the MPI has released. Under table_lock.
+// Deletes the calls the MPI has released. Under table_lock.
 void reap() {
-  std::erase_if(table, [](Entry* entry) {
-    if (!entry->done || !entry->released.load(std::memory_order_acquire)) return false;
-    delete entry;
+  std::erase_if(table, [](PendingCall* call) {
+    if (!call->entry.done || !call->entry.released.load(std::memory_order_acquire)) return false;
+    delete call;
     return true;
   });
 }
 
-// Completes the MPI requests of entries just finished, without the table's lock: completing a
+// Completes the MPI requests of calls just finished, without the table's lock: completing a
 // request the program has already freed makes the MPI call free_fn at once.
-void complete(const Completed& completed) {
-  for (Entry* entry : completed) PMPI_Grequest_complete(entry->handle);
+void complete(const Finished& finished) {
+  for (PendingCall* call : finished) PMPI_Grequest_complete(call->entry.handle);
 }
 
-// Finishes, waiting for each, every entry that `which` selects.
+// Finishes, waiting for each, every call that `which` selects.
 template <class Which>
 void finish_where(Which&& which) {
-  Completed completed;
+  Finished finished;
   {
     std::lock_guard<std::mutex> guard(table_lock);
-    for (Entry* entry : table) {
-      if (!entry->done && which(*entry) && try_finish(*entry, true)) completed.push_back(entry);
+    for (PendingCall* call : table) {
+      if (!call->entry.done && which(call->entry) && try_finish(*call, true))
+        finished.push_back(call);
     }
   }
-  complete(completed);
+  complete(finished);
 }
 
-int add(std::unique_ptr<Entry> entry, MPI_Request* request) {
-  Entry* raw = entry.get();
-  const int rc = PMPI_Grequest_start(query, release, refuse_cancel, raw, &raw->handle);
+int add(std::unique_ptr<PendingCall> call, MPI_Request* request) {
+  PendingCall* raw = call.get();
+  const int rc = start_mpi_request(raw);
   if (rc != MPI_SUCCESS) return rc;
-  *request = raw->handle;
-  const bool done = raw->done;
+  *request = raw->entry.handle;
+  const bool done = raw->entry.done;
   {
     std::lock_guard<std::mutex> guard(table_lock);
-    table.push_back(entry.release());
+    reap();
+    table.push_back(call.release());
     if (!done) outstanding.fetch_add(1, std::memory_order_relaxed);
   }
-  if (done) PMPI_Grequest_complete(raw->handle);
+  if (done) PMPI_Grequest_complete(raw->entry.handle);
   return MPI_SUCCESS;
 }
 
@@ -132,32 +149,29 @@ int add(std::unique_ptr<Entry> entry, MPI_Request* request) {
 
 int start_request(const char* function, Coll coll, MPI_Comm comm,
                   std::unique_ptr<PendingCall> pending, MPI_Request* request) {
-  auto entry = std::make_unique<Entry>();
-  entry->function = function;
-  entry->coll = coll;
-  entry->comm = comm;
-  entry->pending = std::move(pending);
-  return add(std::move(entry), request);
+  pending->entry.function = function;
+  pending->entry.coll = coll;
+  pending->entry.comm = comm;
+  return add(std::move(pending), request);
 }
 
 int completed_request(MPI_Request* request) {
-  auto entry = std::make_unique<Entry>();
-  entry->done = true;
-  return add(std::move(entry), request);
+  auto call = std::make_unique<CompletedCall>();
+  call->entry.done = true;
+  return add(std::move(call), request);
 }
 
 bool requests_outstanding() { return outstanding.load(std::memory_order_relaxed) > 0; }
 
 void progress_requests() {
-  Completed completed;
+  Finished finished;
   {
     std::lock_guard<std::mutex> guard(table_lock);
-    reap();
-    for (Entry* entry : table) {
-      if (!entry->done && try_finish(*entry, false)) completed.push_back(entry);
+    for (PendingCall* call : table) {
+      if (!call->entry.done && try_finish(*call, false)) finished.push_back(call);
     }
   }
-  complete(completed);
+  complete(finished);
 }
 
 bool failures_recorded() { return failed.load(std::memory_order_relaxed) > 0; }
@@ -175,11 +189,11 @@ int claim_failure(MPI_Request request) {
 }
 
 void finish_requests_of(MPI_Comm comm) {
-  finish_where([comm](const Entry& entry) { return entry.comm == comm; });
+  finish_where([comm](const PendingCall::Entry& entry) { return entry.comm == comm; });
 }
 
 void finish_all_requests() {
-  finish_where([](const Entry&) { return true; });
+  finish_where([](const PendingCall::Entry&) { return true; });
 }
 
 }  // namespace shmcoll::mpi

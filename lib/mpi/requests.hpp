@@ -18,21 +18,38 @@
 
 #include <mpi.h>
 
+#include <atomic>
 #include <memory>
 
 #include "mpi/plugin.hpp"
 
 namespace shmcoll::mpi {
 
-// What a started operation keeps until it completes: its shmcoll request, and the temporary
+// What a started operation keeps until it completes: its shmcoll request, the temporary
 // buffers of its datatype conversions (typed_buffer.hpp), which finish() unpacks into the
-// caller's once the operation is done.
+// caller's once the operation is done, and its entry in the table of requests (one allocation
+// for all: a small call's start and wait cost little more than the blocking call).
 class PendingCall {
  public:
   virtual ~PendingCall() = default;
   // Returns MPI_SUCCESS or the MPI's code of a failed unpacking.
   virtual int finish(MPI_Comm comm) = 0;
   Request request;
+
+  // The table's (requests.cpp). The entry lives until both: the plugin completed the request
+  // (done), and the MPI released it (free_fn, which the MPI calls once the program has waited
+  // for it, tested it complete or freed it, and the plugin has completed it).
+  struct Entry {
+    const char* function = "";
+    Coll coll = Coll::kBcast;
+    MPI_Comm comm = MPI_COMM_NULL;
+    MPI_Request handle = MPI_REQUEST_NULL;
+    int error = MPI_SUCCESS;  // returned by the completion call (claim_failure)
+    bool done = false;        // under the table's lock
+    // Set by free_fn, without the table's lock: the MPI may call it from inside any completion
+    // call, on any thread, while another thread holds the lock and waits for the MPI.
+    std::atomic<bool> released{false};
+  } entry;
 };
 
 // Makes `pending`, started on the team of `comm`, the program's request `*request`.
