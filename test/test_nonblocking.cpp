@@ -6,11 +6,13 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <mutex>
 #include <random>
 #include <sstream>
 #include <thread>
@@ -151,6 +153,59 @@ TEST_CASE("the progress thread completes an operation while the caller makes no 
     INFO(std::string(thread ? "progress thread: " : "no thread: ") << outcome.summary());
     CHECK(outcome.succeeded());
   }
+}
+
+TEST_CASE("concurrent callers: one thread tests the requests another starts and waits for") {
+  // Options::concurrent_calls: a second thread polls the requests (as the MPI plugin's
+  // completion calls do from any thread) while the first starts operations, runs a blocking
+  // one among them and waits; every call into the team is serialized (the ThreadSanitizer
+  // build checks that none races).
+  std::string job;
+  auto outcome = run_ranks(
+      {.nranks = 3},
+      [&](RankContext& ctx) {
+        Options o = nb_options(false);
+        o.concurrent_calls = true;
+        Team team(ctx.bootstrap, o);
+        std::mutex handed_lock;
+        std::vector<Request> handed;  // the requests the other thread polls
+        std::atomic<bool> stop{false};
+        std::thread poller([&] {
+          while (!stop.load()) {
+            std::vector<Request> polled;
+            {
+              std::lock_guard<std::mutex> guard(handed_lock);
+              polled = handed;
+            }
+            for (Request& r : polled) r.test();
+          }
+        });
+        bool ok = true;
+        for (int it = 0; it < 100; ++it) {
+          std::vector<std::vector<int>> data(3, std::vector<int>(3000, ctx.rank == 0 ? it : -1));
+          std::vector<Request> started;
+          for (std::vector<int>& d : data) started.push_back(team.ibcast(std::span<int>(d), 0));
+          {
+            std::lock_guard<std::mutex> guard(handed_lock);
+            handed = started;
+          }
+          int blocking = ctx.rank == 0 ? -it : 0;
+          team.bcast(&blocking, 1, kInt32, 0);
+          Request::wait_all(started);
+          {
+            std::lock_guard<std::mutex> guard(handed_lock);
+            handed.clear();
+          }
+          for (const std::vector<int>& d : data) ok = ok && d.back() == it;
+          ok = ok && blocking == -it;
+        }
+        stop = true;
+        poller.join();
+        ctx.check(ok, "the data of every operation arrived");
+      },
+      &job);
+  INFO(outcome.summary());
+  CHECK(outcome.succeeded());
 }
 
 TEST_CASE("a deadline passes while a peer is late; the request completes later") {

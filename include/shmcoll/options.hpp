@@ -118,6 +118,13 @@ struct SHMCOLL_API Options {
   // (without it they advance inside the calls into the team). Costs a thread per team, and a
   // lock around every call of the team.
   bool progress_thread = false;
+  // Not a SHMCOLL_* parameter, the caller's to set: calls into the team (collectives, tests
+  // and waits of its requests) may come from several threads at once, each call still in an
+  // order the other ranks follow. A lock around every call serializes them, as with
+  // progress_thread; a test that finds it held returns without progress. The MPI plugin sets
+  // it under MPI_THREAD_MULTIPLE, where one thread's MPI_Wait advances the requests of a
+  // communicator another thread calls a collective on.
+  bool concurrent_calls = false;
 
   // Every SHMCOLL_* parameter from the environment; throws InvalidArgument naming the first
   // variable whose value is not accepted, its value and what it accepts.

@@ -151,7 +151,13 @@ void decide(MPI_Comm comm, CommState& state) {
   }
   try {
     MpiBootstrap bootstrap(comm);
-    state.team = std::make_unique<Team>(bootstrap, options);
+    Options team_options = options;
+    // Under MPI_THREAD_MULTIPLE a completion call in one thread advances this team's requests
+    // while another thread may be calling a collective on it (requests.hpp).
+    int thread_level = MPI_THREAD_SINGLE;
+    PMPI_Query_thread(&thread_level);
+    team_options.concurrent_calls = thread_level == MPI_THREAD_MULTIPLE;
+    state.team = std::make_unique<Team>(bootstrap, team_options);
   } catch (const Error& e) {
     // Team formation fails on every rank alike (its verdicts are exchanged), so the fallback
     // is collective too; the reservation goes with it.

@@ -3,6 +3,7 @@
 
 #include <atomic>
 #include <boost/container/small_vector.hpp>
+#include <exception>
 #include <mutex>
 #include <string>
 #include <utility>
@@ -27,8 +28,6 @@ std::atomic<int> outstanding{0};  // calls not done
 // or frees it, so it names one request while it is here.
 std::vector<std::pair<MPI_Request, int>> failures;
 std::atomic<int> failed{0};
-// Calls finished by one pass, whose MPI requests are then completed.
-using Finished = boost::container::small_vector<PendingCall*, 8>;
 
 // The status of a completed collective: empty, as the MPIs' own non-blocking collectives leave
 // it. MPI never passes MPI_STATUS_IGNORE here. Its error is the completion call's to return
@@ -71,16 +70,23 @@ int start_mpi_request(PendingCall* call) {
 #endif
 }
 
-// Finishes the call if its operation is complete (or, with `wait`, once it is): its data
-// unpacked, its error reported through the communicator's error handler. Under table_lock.
-bool try_finish(PendingCall& call, bool wait) {
+// A call whose operation is over, taken by one pass to be finished (PendingCall::Entry::
+// claimed), with the error its operation ended with, if any.
+struct Ready {
+  PendingCall* call;
+  std::exception_ptr error;
+};
+using ReadyCalls = boost::container::small_vector<Ready, 8>;
+
+// Unpacks a ready call's data (with `wait`, once its operation is over) and reports its error
+// through the communicator's error handler: MPI calls, so without table_lock (MPICH may hold
+// its own lock around the poll function, which takes table_lock).
+void finish_call(Ready& ready, bool wait) {
+  PendingCall& call = *ready.call;
   PendingCall::Entry& entry = call.entry;
   try {
-    if (wait) {
-      call.request.wait();
-    } else if (!call.request.test()) {
-      return false;
-    }
+    if (ready.error) std::rethrow_exception(ready.error);
+    if (wait) call.request.wait();
     const int rc = call.finish(entry.comm);
     if (rc != MPI_SUCCESS) {
       entry.error = Call(entry.function, entry.coll, entry.comm)
@@ -91,13 +97,25 @@ bool try_finish(PendingCall& call, bool wait) {
   } catch (const std::exception& e) {
     entry.error = Call(entry.function, entry.coll, entry.comm).fail(e);
   }
-  if (entry.error != MPI_SUCCESS) {
-    failures.emplace_back(entry.handle, entry.error);
-    failed.fetch_add(1, std::memory_order_relaxed);
+}
+
+// Records the finished calls (their failures for claim_failure), then completes their MPI
+// requests without the table's lock: completing a request the program has already freed makes
+// the MPI call free_fn at once.
+void conclude(const ReadyCalls& finished) {
+  {
+    std::lock_guard<std::mutex> guard(table_lock);
+    for (const Ready& ready : finished) {
+      PendingCall::Entry& entry = ready.call->entry;
+      if (entry.error != MPI_SUCCESS) {
+        failures.emplace_back(entry.handle, entry.error);
+        failed.fetch_add(1, std::memory_order_relaxed);
+      }
+      entry.done = true;
+      outstanding.fetch_sub(1, std::memory_order_relaxed);
+    }
   }
-  entry.done = true;
-  outstanding.fetch_sub(1, std::memory_order_relaxed);
-  return true;
+  for (const Ready& ready : finished) PMPI_Grequest_complete(ready.call->entry.handle);
 }
 
 // Deletes the calls the MPI has released. Under table_lock.
@@ -109,24 +127,20 @@ void reap() {
   });
 }
 
-// Completes the MPI requests of calls just finished, without the table's lock: completing a
-// request the program has already freed makes the MPI call free_fn at once.
-void complete(const Finished& finished) {
-  for (PendingCall* call : finished) PMPI_Grequest_complete(call->entry.handle);
-}
-
 // Finishes, waiting for each, every call that `which` selects.
 template <class Which>
 void finish_where(Which&& which) {
-  Finished finished;
+  ReadyCalls ready;
   {
     std::lock_guard<std::mutex> guard(table_lock);
     for (PendingCall* call : table) {
-      if (!call->entry.done && which(call->entry) && try_finish(*call, true))
-        finished.push_back(call);
+      if (call->entry.claimed || !which(call->entry)) continue;
+      call->entry.claimed = true;
+      ready.push_back({call, nullptr});
     }
   }
-  complete(finished);
+  for (Ready& r : ready) finish_call(r, true);
+  conclude(ready);
 }
 
 int add(std::unique_ptr<PendingCall> call, MPI_Request* request) {
@@ -157,21 +171,32 @@ int start_request(const char* function, Coll coll, MPI_Comm comm,
 
 int completed_request(MPI_Request* request) {
   auto call = std::make_unique<CompletedCall>();
-  call->entry.done = true;
+  call->entry.claimed = call->entry.done = true;
   return add(std::move(call), request);
 }
 
 bool requests_outstanding() { return outstanding.load(std::memory_order_relaxed) > 0; }
 
 void progress_requests() {
-  Finished finished;
+  ReadyCalls ready;
   {
     std::lock_guard<std::mutex> guard(table_lock);
+    reap();
     for (PendingCall* call : table) {
-      if (!call->entry.done && try_finish(*call, false)) finished.push_back(call);
+      if (call->entry.claimed) continue;
+      std::exception_ptr error;
+      try {
+        if (!call->request.test()) continue;
+      } catch (...) {
+        error = std::current_exception();  // the operation failed: reported by finish_call
+      }
+      call->entry.claimed = true;
+      ready.push_back({call, error});
     }
   }
-  complete(finished);
+  if (ready.empty()) return;
+  for (Ready& r : ready) finish_call(r, false);
+  conclude(ready);
 }
 
 bool failures_recorded() { return failed.load(std::memory_order_relaxed) > 0; }

@@ -11,9 +11,11 @@
 // waiting for before it sends.
 //
 // Thread safety: the table of outstanding requests has a lock of its own, never held while
-// the MPI is called (the MPI may call back into free_fn from any thread). Completing two
-// requests of one communicator from two threads at once is as erroneous as calling two
-// collectives on it at once.
+// the MPI is called (the MPI may call back into the plugin from any thread, holding a lock of
+// its own: MPICH's poll function takes the table's lock, free_fn takes none). A pass takes the
+// calls it finishes out of the table's reach under the lock and finishes them after. Under
+// MPI_THREAD_MULTIPLE each team serializes the calls into it (Options::concurrent_calls): one
+// thread's wait may advance a communicator's requests while another calls a collective there.
 #pragma once
 
 #include <mpi.h>
@@ -45,7 +47,10 @@ class PendingCall {
     MPI_Comm comm = MPI_COMM_NULL;
     MPI_Request handle = MPI_REQUEST_NULL;
     int error = MPI_SUCCESS;  // returned by the completion call (claim_failure)
-    bool done = false;        // under the table's lock
+    // Under the table's lock: a pass has taken it to finish (claimed), and has finished it
+    // (done: its data unpacked, its MPI request about to be completed).
+    bool claimed = false;
+    bool done = false;
     // Set by free_fn, without the table's lock: the MPI may call it from inside any completion
     // call, on any thread, while another thread holds the lock and waits for the MPI.
     std::atomic<bool> released{false};

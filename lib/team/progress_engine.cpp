@@ -15,10 +15,11 @@ constexpr int kThreadSpin = 256;
 
 }  // namespace
 
-ProgressEngine::ProgressEngine(TeamImpl& team, bool progress_thread)
+ProgressEngine::ProgressEngine(TeamImpl& team, bool progress_thread, bool concurrent_calls)
     : team_(team),
       max_outstanding_(static_cast<std::size_t>(team.slots())),
-      threaded_(progress_thread) {
+      threaded_(progress_thread),
+      locked_(progress_thread || concurrent_calls) {
   if (threaded_) thread_ = std::thread([this] { thread_main(); });
 }
 
@@ -33,7 +34,7 @@ ProgressEngine::~ProgressEngine() {
 }
 
 std::unique_lock<std::mutex> ProgressEngine::lock() {
-  return threaded_ ? std::unique_lock<std::mutex>(mutex_) : std::unique_lock<std::mutex>();
+  return locked_ ? std::unique_lock<std::mutex>(mutex_) : std::unique_lock<std::mutex>();
 }
 
 std::shared_ptr<detail::RequestState> ProgressEngine::start(std::unique_ptr<CollectiveOp> op) {
@@ -185,9 +186,9 @@ void ProgressEngine::fail_all(const std::exception_ptr& error) {
 bool ProgressEngine::test(detail::RequestState& request) {
   if (request.complete.load(std::memory_order_acquire)) return true;
   std::unique_lock<std::mutex> guard;
-  if (threaded_) {
-    // The thread holds the lock while it moves a piece: it is making progress, and test()
-    // must not wait for it.
+  if (locked_) {
+    // The holder (the thread, or another caller) is making progress, and test() must not
+    // wait for it.
     guard = std::unique_lock<std::mutex>(mutex_, std::try_to_lock);
     if (!guard.owns_lock()) return request.complete.load(std::memory_order_acquire);
   }

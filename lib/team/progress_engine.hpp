@@ -45,7 +45,8 @@ struct RequestState {
 
 class ProgressEngine {
  public:
-  ProgressEngine(TeamImpl& team, bool progress_thread);
+  // `concurrent_calls`: Options::concurrent_calls (a progress thread implies the lock too).
+  ProgressEngine(TeamImpl& team, bool progress_thread, bool concurrent_calls);
   // Completes what is queued (errors end there), then stops the thread.
   ~ProgressEngine();
   ProgressEngine(const ProgressEngine&) = delete;
@@ -103,6 +104,7 @@ class ProgressEngine {
   std::int64_t last_check_ns_ = 0;
 
   const bool threaded_;
+  const bool locked_;  // lock() serializes the calls: a progress thread, or concurrent callers
   std::mutex mutex_;
   std::condition_variable work_;  // signals the thread: queue not empty, or stop
   bool stop_ = false;

@@ -70,7 +70,8 @@ Request start_op(TeamAlgorithms& algorithms, ProgressEngine& engine, Args&&... a
 Team::Team(Bootstrap& bootstrap, const Options& options)
     : impl_(std::make_unique<TeamImpl>(bootstrap, options)),
       algorithms_(std::make_unique<TeamAlgorithms>(*impl_)),
-      engine_(std::make_unique<ProgressEngine>(*impl_, options.progress_thread)) {
+      engine_(std::make_unique<ProgressEngine>(*impl_, options.progress_thread,
+                                               options.concurrent_calls)) {
   if (impl_->options().verbose && impl_->rank() == 0) {
     std::fprintf(stderr, "shmcoll: %s; %s\n", impl_->formation_summary().c_str(),
                  algorithms_->data_paths().c_str());

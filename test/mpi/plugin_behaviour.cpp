@@ -29,6 +29,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -586,6 +587,44 @@ void threads() {
   other.join();
   check(bad[0] == 0 && bad[1] == 0,
         "concurrent collectives on two communicators deliver the right data");
+  // One thread starts broadcasts on comms[0] (several outstanding, and a blocking one among
+  // them) while the other waits on point-to-point requests: every wait advances comms[0]'s
+  // requests too, from the second thread, while the first calls into that team.
+  int bad_collectives = 0, bad_messages = 0;
+  std::atomic<bool> collectives_done{false};
+  auto collectives = [&] {
+    for (int it = 0; it < 300; ++it) {
+      std::vector<std::vector<int>> v(4, std::vector<int>(64 * 1024, g_rank == 0 ? it : -1));
+      std::vector<int> w(8, g_rank == 0 ? -it : 0);
+      MPI_Request requests[4];
+      for (int k = 0; k < 4; ++k) {
+        MPI_Ibcast(v[static_cast<std::size_t>(k)].data(), 64 * 1024, MPI_INT, 0, comms[0],
+                   &requests[k]);
+        if (k == 1) MPI_Bcast(w.data(), 8, MPI_INT, 0, comms[0]);
+      }
+      MPI_Waitall(4, requests, MPI_STATUSES_IGNORE);
+      for (const std::vector<int>& x : v) bad_collectives += x.back() != it;
+      bad_collectives += w[7] != -it;
+    }
+    collectives_done = true;
+  };
+  auto messages = [&] {
+    while (!collectives_done) {
+      const int it = 7;
+      int in = -1, out = it;
+      MPI_Request pair[2];
+      MPI_Irecv(&in, 1, MPI_INT, g_rank, 3, comms[1], &pair[0]);
+      MPI_Isend(&out, 1, MPI_INT, g_rank, 3, comms[1], &pair[1]);
+      MPI_Wait(&pair[0], MPI_STATUS_IGNORE);
+      MPI_Wait(&pair[1], MPI_STATUS_IGNORE);
+      bad_messages += in != it;
+    }
+  };
+  std::thread waiter(messages);
+  collectives();
+  waiter.join();
+  check(bad_collectives == 0 && bad_messages == 0,
+        "non-blocking collectives advanced from a thread that waits on other requests");
   for (MPI_Comm& c : comms) MPI_Comm_free(&c);
 }
 
