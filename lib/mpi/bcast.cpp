@@ -58,18 +58,14 @@ extern "C" int MPI_Ibcast(void* buffer, int count, MPI_Datatype datatype, int ro
       "MPI_Ibcast", Coll::kBcast, comm, check_args(buffer, count, datatype, root),
       [&](int) { return count == 0; },
       [&](shmcoll::Team& team) {
-        auto start = [&](shmcoll::Request& r) {
-          return [&](auto... args) { r = team.ibcast(args...); };
-        };
-        if (team.rank() == root) {
-          return start_call<SendBuffer>(
-              "MPI_Ibcast", Coll::kBcast, comm, request, [&](SendBuffer& b, shmcoll::Request& r) {
-                return bcast_root(b, buffer, count, datatype, root, comm, start(r));
-              });
-        }
-        return start_call<RecvBuffer>(
-            "MPI_Ibcast", Coll::kBcast, comm, request, [&](RecvBuffer& b, shmcoll::Request& r) {
-              return bcast_other(b, buffer, count, datatype, root, start(r));
+        return start_collective<SendBuffer, RecvBuffer>(
+            "MPI_Ibcast", Coll::kBcast, comm, request, team, root,
+            [](shmcoll::Team& t, auto... args) { return t.ibcast(args...); },
+            [&](SendBuffer& b, auto run) {
+              return bcast_root(b, buffer, count, datatype, root, comm, run);
+            },
+            [&](RecvBuffer& b, auto run) {
+              return bcast_other(b, buffer, count, datatype, root, run);
             });
       },
       [&] { return PMPI_Ibcast(buffer, count, datatype, root, comm, request); },

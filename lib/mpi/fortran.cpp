@@ -124,13 +124,19 @@ extern "C" void ompi_gatherv_f(char* sendbuf, MPI_Fint* sendcount, MPI_Fint* sen
 extern "C" void ompi_finalize_f(MPI_Fint* ierr) { set(ierr, MPI_Finalize()); }
 
 // The non-blocking forms: the request goes back as Fortran's handle of the C request.
+namespace {
+void started(int rc, MPI_Request c_request, MPI_Fint* request, MPI_Fint* ierr) {
+  if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
+  set(ierr, rc);
+}
+}  // namespace
+
 extern "C" void ompi_ibcast_f(char* buf, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* root,
                               MPI_Fint* comm_handle, MPI_Fint* request, MPI_Fint* ierr) {
   MPI_Request c_request = MPI_REQUEST_NULL;
   const int rc =
       MPI_Ibcast(buffer(buf, false), *count, type(datatype), *root, comm(comm_handle), &c_request);
-  if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
-  set(ierr, rc);
+  started(rc, c_request, request, ierr);
 }
 
 extern "C" void ompi_iscatter_f(char* sendbuf, MPI_Fint* sendcount, MPI_Fint* sendtype,
@@ -141,8 +147,7 @@ extern "C" void ompi_iscatter_f(char* sendbuf, MPI_Fint* sendcount, MPI_Fint* se
   const int rc =
       MPI_Iscatter(buffer(sendbuf, false), *sendcount, type(sendtype), buffer(recvbuf, true),
                    *recvcount, type(recvtype), *root, comm(comm_handle), &c_request);
-  if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
-  set(ierr, rc);
+  started(rc, c_request, request, ierr);
 }
 
 extern "C" void ompi_iscatterv_f(char* sendbuf, MPI_Fint* sendcounts, MPI_Fint* displs,
@@ -153,8 +158,7 @@ extern "C" void ompi_iscatterv_f(char* sendbuf, MPI_Fint* sendcounts, MPI_Fint* 
   const int rc = MPI_Iscatterv(buffer(sendbuf, false), sendcounts, displs, type(sendtype),
                                buffer(recvbuf, true), *recvcount, type(recvtype), *root,
                                comm(comm_handle), &c_request);
-  if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
-  set(ierr, rc);
+  started(rc, c_request, request, ierr);
 }
 
 extern "C" void ompi_igather_f(char* sendbuf, MPI_Fint* sendcount, MPI_Fint* sendtype,
@@ -165,8 +169,7 @@ extern "C" void ompi_igather_f(char* sendbuf, MPI_Fint* sendcount, MPI_Fint* sen
   const int rc =
       MPI_Igather(buffer(sendbuf, true), *sendcount, type(sendtype), buffer(recvbuf, false),
                   *recvcount, type(recvtype), *root, comm(comm_handle), &c_request);
-  if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
-  set(ierr, rc);
+  started(rc, c_request, request, ierr);
 }
 
 extern "C" void ompi_igatherv_f(char* sendbuf, MPI_Fint* sendcount, MPI_Fint* sendtype,
@@ -177,8 +180,7 @@ extern "C" void ompi_igatherv_f(char* sendbuf, MPI_Fint* sendcount, MPI_Fint* se
   const int rc =
       MPI_Igatherv(buffer(sendbuf, true), *sendcount, type(sendtype), buffer(recvbuf, false),
                    recvcounts, displs, type(recvtype), *root, comm(comm_handle), &c_request);
-  if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);
-  set(ierr, rc);
+  started(rc, c_request, request, ierr);
 }
 
 // The completion calls, so that Fortran's waits progress the plugin's requests as C's do

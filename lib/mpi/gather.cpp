@@ -94,18 +94,11 @@ extern "C" int MPI_Igather(const void* sendbuf, int sendcount, MPI_Datatype send
   return serve(
       "MPI_Igather", Coll::kGather, comm, check_args(a), moves_nothing(a),
       [&](shmcoll::Team& team) {
-        auto start = [&](shmcoll::Request& r) {
-          return [&](auto... args) { r = team.igather(args...); };
-        };
-        if (team.rank() == root) {
-          return start_call<SendRecvBuffers>("MPI_Igather", Coll::kGather, comm, request,
-                                             [&](SendRecvBuffers& b, shmcoll::Request& r) {
-                                               return gather_root(b, team.size(), a, start(r));
-                                             });
-        }
-        return start_call<SendBuffer>(
-            "MPI_Igather", Coll::kGather, comm, request,
-            [&](SendBuffer& b, shmcoll::Request& r) { return gather_other(b, a, start(r)); });
+        return start_collective<SendRecvBuffers, SendBuffer>(
+            "MPI_Igather", Coll::kGather, comm, request, team, root,
+            [](shmcoll::Team& t, auto... args) { return t.igather(args...); },
+            [&](SendRecvBuffers& b, auto run) { return gather_root(b, team.size(), a, run); },
+            [&](SendBuffer& b, auto run) { return gather_other(b, a, run); });
       },
       [&] {
         return PMPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,

@@ -94,18 +94,11 @@ extern "C" int MPI_Igatherv(const void* sendbuf, int sendcount, MPI_Datatype sen
   return serve(
       "MPI_Igatherv", Coll::kGatherv, comm, check_args(a), never_empty,
       [&](shmcoll::Team& team) {
-        auto start = [&](shmcoll::Request& r) {
-          return [&](auto... args) { r = team.igatherv(args...); };
-        };
-        if (team.rank() == root) {
-          return start_call<GathervRootBuffers>("MPI_Igatherv", Coll::kGatherv, comm, request,
-                                                [&](GathervRootBuffers& b, shmcoll::Request& r) {
-                                                  return gatherv_root(b, team.size(), a, start(r));
-                                                });
-        }
-        return start_call<SendBuffer>(
-            "MPI_Igatherv", Coll::kGatherv, comm, request,
-            [&](SendBuffer& b, shmcoll::Request& r) { return gatherv_other(b, a, start(r)); });
+        return start_collective<GathervRootBuffers, SendBuffer>(
+            "MPI_Igatherv", Coll::kGatherv, comm, request, team, root,
+            [](shmcoll::Team& t, auto... args) { return t.igatherv(args...); },
+            [&](GathervRootBuffers& b, auto run) { return gatherv_root(b, team.size(), a, run); },
+            [&](SendBuffer& b, auto run) { return gatherv_other(b, a, run); });
       },
       [&] {
         return PMPI_Igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,

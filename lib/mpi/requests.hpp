@@ -78,6 +78,23 @@ int start_call(const char* function, Coll coll, MPI_Comm comm, MPI_Request* requ
     return rc;
   return start_request(function, coll, comm, std::move(pending), request);
 }
+// The body of a non-blocking collective: `root_part(buffers, run)` at the root and
+// `other_part(buffers, run)` elsewhere convert the buffers (RootBuffers, OtherBuffers) and call
+// `run(args...)`, which starts the team's operation, `start(team, args...)` (Team::ibcast and
+// the others), into the pending call's request.
+template <class RootBuffers, class OtherBuffers, class Start, class RootPart, class OtherPart>
+int start_collective(const char* function, Coll coll, MPI_Comm comm, MPI_Request* request,
+                     Team& team, int root, Start&& start, RootPart&& root_part,
+                     OtherPart&& other_part) {
+  auto prepare = [&](auto& part) {
+    return [&](auto& buffers, Request& started) {
+      return part(buffers, [&](auto... args) { started = start(team, args...); });
+    };
+  };
+  if (team.rank() == root)
+    return start_call<RootBuffers>(function, coll, comm, request, prepare(root_part));
+  return start_call<OtherBuffers>(function, coll, comm, request, prepare(other_part));
+}
 // The blocking form: `prepare(buffers)` converts the buffers and runs the operation (the
 // team's blocking call), then the buffers are unpacked.
 template <class Buffers, class Prepare>

@@ -89,18 +89,11 @@ extern "C" int MPI_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype sen
   return serve(
       "MPI_Iscatter", Coll::kScatter, comm, check_args(a), moves_nothing(a),
       [&](shmcoll::Team& team) {
-        auto start = [&](shmcoll::Request& r) {
-          return [&](auto... args) { r = team.iscatter(args...); };
-        };
-        if (team.rank() == root) {
-          return start_call<SendRecvBuffers>("MPI_Iscatter", Coll::kScatter, comm, request,
-                                             [&](SendRecvBuffers& b, shmcoll::Request& r) {
-                                               return scatter_root(b, team.size(), a, start(r));
-                                             });
-        }
-        return start_call<RecvBuffer>(
-            "MPI_Iscatter", Coll::kScatter, comm, request,
-            [&](RecvBuffer& b, shmcoll::Request& r) { return scatter_other(b, a, start(r)); });
+        return start_collective<SendRecvBuffers, RecvBuffer>(
+            "MPI_Iscatter", Coll::kScatter, comm, request, team, root,
+            [](shmcoll::Team& t, auto... args) { return t.iscatter(args...); },
+            [&](SendRecvBuffers& b, auto run) { return scatter_root(b, team.size(), a, run); },
+            [&](RecvBuffer& b, auto run) { return scatter_other(b, a, run); });
       },
       [&] {
         return PMPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,

@@ -89,19 +89,11 @@ extern "C" int MPI_Iscatterv(const void* sendbuf, const int sendcounts[], const 
   return serve(
       "MPI_Iscatterv", Coll::kScatterv, comm, check_args(a), never_empty,
       [&](shmcoll::Team& team) {
-        auto start = [&](shmcoll::Request& r) {
-          return [&](auto... args) { r = team.iscatterv(args...); };
-        };
-        if (team.rank() == root) {
-          return start_call<ScattervRootBuffers>("MPI_Iscatterv", Coll::kScatterv, comm, request,
-                                                 [&](ScattervRootBuffers& b, shmcoll::Request& r) {
-                                                   return scatterv_root(b, team.size(), a,
-                                                                        start(r));
-                                                 });
-        }
-        return start_call<RecvBuffer>(
-            "MPI_Iscatterv", Coll::kScatterv, comm, request,
-            [&](RecvBuffer& b, shmcoll::Request& r) { return scatterv_other(b, a, start(r)); });
+        return start_collective<ScattervRootBuffers, RecvBuffer>(
+            "MPI_Iscatterv", Coll::kScatterv, comm, request, team, root,
+            [](shmcoll::Team& t, auto... args) { return t.iscatterv(args...); },
+            [&](ScattervRootBuffers& b, auto run) { return scatterv_root(b, team.size(), a, run); },
+            [&](RecvBuffer& b, auto run) { return scatterv_other(b, a, run); });
       },
       [&] {
         return PMPI_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype,
