@@ -23,7 +23,9 @@
 // With --uneven, scatterv and gatherv give every odd rank one byte more than `bytes`, so that
 // the root's counts differ from rank to rank, as an application's often do (the size in the
 // output stays `bytes`).
-// With --nonblocking, each call is the non-blocking form followed by MPI_Wait, timed together.
+// With --nonblocking, each call is the non-blocking form followed by MPI_Wait, timed together;
+// --compute-us puts that much busy computation (no MPI calls) between them: with the time of
+// the call alone (pure) and of the computation, OSU's overlap is 1 - (timed - compute) / pure.
 // --coll comm_cycle (not among the defaults) times what a library that makes its own
 // communicators pays: MPI_Comm_dup of MPI_COMM_WORLD, one MPI_Bcast of `bytes` on it, and
 // MPI_Comm_free, per iteration.
@@ -86,6 +88,7 @@ struct Config {
   bool per_size = false;
   bool uneven = false;
   bool nonblocking = false;
+  double compute_us = 0;
   double root_delay_us = 0, others_delay_us = 0;
 };
 
@@ -116,6 +119,9 @@ void parse_arguments(int argc, char** argv, int rank, Config& cfg) {
   app.add_flag("--uneven", cfg.uneven, "scatterv and gatherv: odd ranks one byte more");
   app.add_flag("--nonblocking", cfg.nonblocking,
                "the non-blocking forms (MPI_Ibcast, ...), each followed by MPI_Wait");
+  app.add_option("--compute-us", cfg.compute_us,
+                 "with --nonblocking: busy-wait this long between the start and MPI_Wait")
+      ->check(CLI::NonNegativeNumber);
   app.add_option("--root-delay-us", cfg.root_delay_us,
                  "the root busy-waits this long before each call")
       ->check(CLI::NonNegativeNumber);
@@ -131,6 +137,8 @@ void parse_arguments(int argc, char** argv, int rank, Config& cfg) {
                                                     std::to_string(cfg.max_bytes));
     if (cfg.max_bytes > (std::uint64_t{1} << 30))
       throw CLI::ValidationError("--max-bytes", "at most 1G (an int count per rank)");
+    if (cfg.compute_us > 0 && !cfg.nonblocking)
+      throw CLI::ValidationError("--compute-us", "needs --nonblocking");
   } catch (const CLI::CallForHelp&) {
     if (rank == 0) std::fputs(app.help().c_str(), stdout);
     status = 0;
@@ -160,6 +168,7 @@ int main(int argc, char** argv) {
   const int cap = cfg.cap;
   const bool window = cfg.window, per_size = cfg.per_size, uneven = cfg.uneven;
   const double root_delay_us = cfg.root_delay_us, others_delay_us = cfg.others_delay_us;
+  const double compute_us = cfg.compute_us;
   // --uneven adds at most one byte per rank.
   const auto area =
       static_cast<std::size_t>(max_bytes + (uneven ? 1 : 0)) * static_cast<std::size_t>(size);
@@ -253,7 +262,10 @@ int main(int argc, char** argv) {
                   : MPI_Gatherv(cs, own, MPI_CHAR, cr, counts.data(), displs.data(), MPI_CHAR, 0,
                                 MPI_COMM_WORLD);
         }
-        if (started != nullptr) MPI_Wait(started, MPI_STATUS_IGNORE);
+        if (started != nullptr) {
+          mpi_bench::busy_wait_us(compute_us);  // computation the operation may hide behind
+          MPI_Wait(started, MPI_STATUS_IGNORE);
+        }
         if (with_timeline && it >= 0) timeline.record(start_us, mpi_bench::Timeline::now_us());
         const double t1 = MPI_Wtime();
         if (it >= 0) total += t1 - t0;

@@ -31,3 +31,12 @@ extern "C" void shmcoll_mpi_stats(unsigned long long* served, unsigned long long
   *served = shmcoll::mpi::stats().served.load();
   *fallback = shmcoll::mpi::stats().fallback.load();
 }
+
+// The served calls by form: blocking (MPI_Bcast, ...) and non-blocking (MPI_Ibcast, ...),
+// whether the program called them from C or Fortran.
+extern "C" void shmcoll_mpi_stats_by_form(unsigned long long* blocking,
+                                          unsigned long long* nonblocking) {
+  const unsigned long long all = shmcoll::mpi::stats().served.load();
+  *nonblocking = shmcoll::mpi::stats().served_nonblocking.load();
+  *blocking = all - *nonblocking;
+}

@@ -113,10 +113,12 @@ class Call {
   bool to_pmpi_ = false;
 };
 
-// Counters of served and fallen-back calls, for tests and the verbose summary.
+// Counters of served and fallen-back calls, for tests and the verbose summary. `served` counts
+// every form; `served_nonblocking` the non-blocking calls among them (requests.cpp).
 struct Stats {
   std::atomic<std::uint64_t> served{0};
   std::atomic<std::uint64_t> fallback{0};
+  std::atomic<std::uint64_t> served_nonblocking{0};
 };
 Stats& stats();
 

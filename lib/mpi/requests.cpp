@@ -163,6 +163,7 @@ int add(std::unique_ptr<PendingCall> call, MPI_Request* request) {
 
 int start_request(const char* function, Coll coll, MPI_Comm comm,
                   std::unique_ptr<PendingCall> pending, MPI_Request* request) {
+  stats().served_nonblocking++;
   pending->entry.function = function;
   pending->entry.coll = coll;
   pending->entry.comm = comm;
@@ -170,6 +171,7 @@ int start_request(const char* function, Coll coll, MPI_Comm comm,
 }
 
 int completed_request(MPI_Request* request) {
+  stats().served_nonblocking++;
   auto call = std::make_unique<CompletedCall>();
   call->entry.claimed = call->entry.done = true;
   return add(std::move(call), request);

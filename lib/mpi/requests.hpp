@@ -3,12 +3,13 @@
 //
 // Each is a generalized request (MPI_Grequest_start) that the plugin completes
 // (MPI_Grequest_complete) once shmcoll's operation is done on this rank and its data are
-// unpacked into the caller's buffers. The MPIs do not call into the plugin while they wait on
-// such a request, so the completion calls are interposed too (completion.cpp): each first
-// advances every outstanding shmcoll operation, and a blocking one alternates that with the
-// MPI's own test of the same requests. Both make progress while the program waits on either:
-// a rank waiting on a receive still moves its collectives on, which the sender's rank may be
-// waiting for before it sends.
+// unpacked into the caller's buffers. Open MPI calls no plugin code while it waits on such a
+// request, so the completion calls are interposed too (completion.cpp): each first advances
+// every outstanding shmcoll operation, and a blocking one alternates that with the MPI's own
+// test of the same requests. Both make progress while the program waits on either: a rank
+// waiting on a receive still moves its collectives on, which the sender's rank may be waiting
+// for before it sends. Under MPICH the requests are extended ones whose poll function its
+// progress engine calls in every wait, also the waits that bypass the plugin (requests.cpp).
 //
 // Thread safety: the table of outstanding requests has a lock of its own, never held while
 // the MPI is called (the MPI may call back into the plugin from any thread, holding a lock of
@@ -30,7 +31,7 @@ namespace shmcoll::mpi {
 // What a started operation keeps until it completes: its shmcoll request, the temporary
 // buffers of its datatype conversions (typed_buffer.hpp), which finish() unpacks into the
 // caller's once the operation is done, and its entry in the table of requests (one allocation
-// for all: a small call's start and wait cost little more than the blocking call).
+// for all: each costs a small call about 150 instructions).
 class PendingCall {
  public:
   virtual ~PendingCall() = default;
