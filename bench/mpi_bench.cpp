@@ -25,17 +25,20 @@
 // output stays `bytes`).
 // With --nonblocking, each call is the non-blocking form followed by MPI_Wait, timed together;
 // --compute-us puts that much busy computation (no MPI calls) between them: with the time of
-// the call alone (pure) and of the computation, OSU's overlap is 1 - (timed - compute) / pure.
+// the call alone (pure) and of the computation, OSU's overlap is 1 - (timed - compute) / pure;
+// with --idle the computation sleeps, leaving the core to a progress thread.
 // --coll comm_cycle (not among the defaults) times what a library that makes its own
 // communicators pays: MPI_Comm_dup of MPI_COMM_WORLD, one MPI_Bcast of `bytes` on it, and
 // MPI_Comm_free, per iteration.
 #include <mpi.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "cli.hpp"
@@ -89,6 +92,7 @@ struct Config {
   bool uneven = false;
   bool nonblocking = false;
   double compute_us = 0;
+  bool idle = false;
   double root_delay_us = 0, others_delay_us = 0;
 };
 
@@ -122,6 +126,8 @@ void parse_arguments(int argc, char** argv, int rank, Config& cfg) {
   app.add_option("--compute-us", cfg.compute_us,
                  "with --nonblocking: busy-wait this long between the start and MPI_Wait")
       ->check(CLI::NonNegativeNumber);
+  app.add_flag("--idle", cfg.idle,
+               "with --compute-us: the computation sleeps (I/O, a device) instead of spinning");
   app.add_option("--root-delay-us", cfg.root_delay_us,
                  "the root busy-waits this long before each call")
       ->check(CLI::NonNegativeNumber);
@@ -139,6 +145,7 @@ void parse_arguments(int argc, char** argv, int rank, Config& cfg) {
       throw CLI::ValidationError("--max-bytes", "at most 1G (an int count per rank)");
     if (cfg.compute_us > 0 && !cfg.nonblocking)
       throw CLI::ValidationError("--compute-us", "needs --nonblocking");
+    if (cfg.idle && cfg.compute_us <= 0) throw CLI::ValidationError("--idle", "needs --compute-us");
   } catch (const CLI::CallForHelp&) {
     if (rank == 0) std::fputs(app.help().c_str(), stdout);
     status = 0;
@@ -169,6 +176,7 @@ int main(int argc, char** argv) {
   const bool window = cfg.window, per_size = cfg.per_size, uneven = cfg.uneven;
   const double root_delay_us = cfg.root_delay_us, others_delay_us = cfg.others_delay_us;
   const double compute_us = cfg.compute_us;
+  const bool idle = cfg.idle;
   // --uneven adds at most one byte per rank.
   const auto area =
       static_cast<std::size_t>(max_bytes + (uneven ? 1 : 0)) * static_cast<std::size_t>(size);
@@ -263,7 +271,11 @@ int main(int argc, char** argv) {
                                 MPI_COMM_WORLD);
         }
         if (started != nullptr) {
-          mpi_bench::busy_wait_us(compute_us);  // computation the operation may hide behind
+          // Computation the operation may hide behind; --idle: it leaves the core free.
+          if (idle)
+            std::this_thread::sleep_for(std::chrono::duration<double, std::micro>(compute_us));
+          else
+            mpi_bench::busy_wait_us(compute_us);
           MPI_Wait(started, MPI_STATUS_IGNORE);
         }
         if (with_timeline && it >= 0) timeline.record(start_us, mpi_bench::Timeline::now_us());
