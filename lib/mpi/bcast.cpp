@@ -1,5 +1,6 @@
-// MPI_Bcast and MPI_Ibcast through shmcoll.
+// MPI_Bcast, MPI_Ibcast and MPI_Bcast_init through shmcoll.
 #include "mpi/call_buffers.hpp"
+#include "mpi/persistent.hpp"
 #include "mpi/requests.hpp"
 #include "mpi/serve.hpp"
 
@@ -71,3 +72,31 @@ extern "C" int MPI_Ibcast(void* buffer, int count, MPI_Datatype datatype, int ro
       [&] { return PMPI_Ibcast(buffer, count, datatype, root, comm, request); },
       [&] { return completed_request(request); });
 }
+
+#if defined(SHMCOLL_PERSISTENT)
+extern "C" int SHMCOLL_PERSISTENT(Bcast_init)(void* buffer, int count, MPI_Datatype datatype,
+                                              int root, MPI_Comm comm, MPI_Info info,
+                                              MPI_Request* request) {
+  using namespace shmcoll::mpi;
+  constexpr const char* kFunction = SHMCOLL_PERSISTENT_NAME(Bcast_init);
+  return serve(
+      kFunction, Coll::kBcast, comm, check_args(buffer, count, datatype, root),
+      [&](int) { return count == 0; },
+      [&](shmcoll::Team& team) {
+        return init_collective<SendBuffer, RecvBuffer>(
+            kFunction, Coll::kBcast, comm, request, team, root,
+            [](shmcoll::Team& t, auto... args) { return t.ibcast(args...); },
+            [=](SendBuffer& b, auto run) {
+              return bcast_root(b, buffer, count, datatype, root, comm, run);
+            },
+            [=](RecvBuffer& b, auto run) {
+              return bcast_other(b, buffer, count, datatype, root, run);
+            });
+      },
+      [&] {
+        return SHMCOLL_PMPI_PERSISTENT(Bcast_init)(buffer, count, datatype, root, comm, info,
+                                                   request);
+      },
+      [&] { return empty_persistent(kFunction, Coll::kBcast, comm, request); });
+}
+#endif

@@ -32,11 +32,14 @@ extern "C" void shmcoll_mpi_stats(unsigned long long* served, unsigned long long
   *fallback = shmcoll::mpi::stats().fallback.load();
 }
 
-// The served calls by form: blocking (MPI_Bcast, ...) and non-blocking (MPI_Ibcast, ...),
-// whether the program called them from C or Fortran.
+// The served calls by form: blocking (MPI_Bcast, ...), non-blocking (MPI_Ibcast, ...) and
+// persistent (MPI_Bcast_init and each MPI_Start of it), whether the program called them from C
+// or Fortran.
 extern "C" void shmcoll_mpi_stats_by_form(unsigned long long* blocking,
-                                          unsigned long long* nonblocking) {
-  const unsigned long long all = shmcoll::mpi::stats().served.load();
-  *nonblocking = shmcoll::mpi::stats().served_nonblocking.load();
-  *blocking = all - *nonblocking;
+                                          unsigned long long* nonblocking,
+                                          unsigned long long* persistent) {
+  const shmcoll::mpi::Stats& counts = shmcoll::mpi::stats();
+  *persistent = counts.served_persistent.load();
+  *nonblocking = counts.served_nonblocking.load();
+  *blocking = counts.served.load() - *nonblocking - *persistent;
 }

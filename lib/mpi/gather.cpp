@@ -1,8 +1,9 @@
-// MPI_Gather and MPI_Igather through shmcoll. Root only: recvbuf, recvcount, recvtype. With
-// MPI_IN_PLACE at the root, sendcount and sendtype are not looked at.
+// MPI_Gather, MPI_Igather and MPI_Gather_init through shmcoll. Root only: recvbuf, recvcount,
+// recvtype. With MPI_IN_PLACE at the root, sendcount and sendtype are not looked at.
 #include <climits>
 
 #include "mpi/call_buffers.hpp"
+#include "mpi/persistent.hpp"
 #include "mpi/requests.hpp"
 #include "mpi/serve.hpp"
 
@@ -106,3 +107,29 @@ extern "C" int MPI_Igather(const void* sendbuf, int sendcount, MPI_Datatype send
       },
       [&] { return completed_request(request); });
 }
+
+#if defined(SHMCOLL_PERSISTENT)
+extern "C" int SHMCOLL_PERSISTENT(Gather_init)(const void* sendbuf, int sendcount,
+                                               MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                                               MPI_Datatype recvtype, int root, MPI_Comm comm,
+                                               MPI_Info info, MPI_Request* request) {
+  using namespace shmcoll::mpi;
+  constexpr const char* kFunction = SHMCOLL_PERSISTENT_NAME(Gather_init);
+  const Args a{sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm};
+  return serve(
+      kFunction, Coll::kGather, comm, check_args(a), moves_nothing(a),
+      [&](shmcoll::Team& team) {
+        const int ranks = team.size();
+        return init_collective<SendRecvBuffers, SendBuffer>(
+            kFunction, Coll::kGather, comm, request, team, root,
+            [](shmcoll::Team& t, auto... args) { return t.igather(args...); },
+            [=](SendRecvBuffers& b, auto run) { return gather_root(b, ranks, a, run); },
+            [=](SendBuffer& b, auto run) { return gather_other(b, a, run); });
+      },
+      [&] {
+        return SHMCOLL_PMPI_PERSISTENT(Gather_init)(sendbuf, sendcount, sendtype, recvbuf,
+                                                    recvcount, recvtype, root, comm, info, request);
+      },
+      [&] { return empty_persistent(kFunction, Coll::kGather, comm, request); });
+}
+#endif

@@ -1,6 +1,7 @@
-// MPI_Gatherv and MPI_Igatherv through shmcoll. Root only: recvbuf, recvcounts, displs,
-// recvtype.
+// MPI_Gatherv, MPI_Igatherv and MPI_Gatherv_init through shmcoll. Root only: recvbuf, recvcounts,
+// displs, recvtype.
 #include "mpi/call_buffers.hpp"
+#include "mpi/persistent.hpp"
 #include "mpi/requests.hpp"
 #include "mpi/serve.hpp"
 
@@ -105,3 +106,30 @@ extern "C" int MPI_Igatherv(const void* sendbuf, int sendcount, MPI_Datatype sen
                              root, comm, request);
       });
 }
+
+#if defined(SHMCOLL_PERSISTENT)
+extern "C" int SHMCOLL_PERSISTENT(Gatherv_init)(const void* sendbuf, int sendcount,
+                                                MPI_Datatype sendtype, void* recvbuf,
+                                                const int recvcounts[], const int displs[],
+                                                MPI_Datatype recvtype, int root, MPI_Comm comm,
+                                                MPI_Info info, MPI_Request* request) {
+  using namespace shmcoll::mpi;
+  constexpr const char* kFunction = SHMCOLL_PERSISTENT_NAME(Gatherv_init);
+  const Args a{sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm};
+  return serve(
+      kFunction, Coll::kGatherv, comm, check_args(a), never_empty,
+      [&](shmcoll::Team& team) {
+        const int ranks = team.size();
+        return init_collective<GathervRootBuffers, SendBuffer>(
+            kFunction, Coll::kGatherv, comm, request, team, root,
+            [](shmcoll::Team& t, auto... args) { return t.igatherv(args...); },
+            [=](GathervRootBuffers& b, auto run) { return gatherv_root(b, ranks, a, run); },
+            [=](SendBuffer& b, auto run) { return gatherv_other(b, a, run); });
+      },
+      [&] {
+        return SHMCOLL_PMPI_PERSISTENT(Gatherv_init)(sendbuf, sendcount, sendtype, recvbuf,
+                                                     recvcounts, displs, recvtype, root, comm, info,
+                                                     request);
+      });
+}
+#endif

@@ -114,11 +114,13 @@ class Call {
 };
 
 // Counters of served and fallen-back calls, for tests and the verbose summary. `served` counts
-// every form; `served_nonblocking` the non-blocking calls among them (requests.cpp).
+// every form; `served_nonblocking` the non-blocking calls among them (requests.cpp),
+// `served_persistent` the persistent inits and starts (persistent.cpp).
 struct Stats {
   std::atomic<std::uint64_t> served{0};
   std::atomic<std::uint64_t> fallback{0};
   std::atomic<std::uint64_t> served_nonblocking{0};
+  std::atomic<std::uint64_t> served_persistent{0};
 };
 Stats& stats();
 

@@ -29,14 +29,8 @@ std::atomic<int> outstanding{0};  // calls not done
 std::vector<std::pair<MPI_Request, int>> failures;
 std::atomic<int> failed{0};
 
-// The status of a completed collective: empty, as the MPIs' own non-blocking collectives leave
-// it. MPI never passes MPI_STATUS_IGNORE here. Its error is the completion call's to return
-// (claim_failure).
 int query(void*, MPI_Status* status) {
-  PMPI_Status_set_elements(status, MPI_BYTE, 0);
-  PMPI_Status_set_cancelled(status, 0);
-  status->MPI_SOURCE = MPI_ANY_SOURCE;
-  status->MPI_TAG = MPI_ANY_TAG;
+  set_empty_status(status);  // MPI never passes MPI_STATUS_IGNORE here
   return MPI_SUCCESS;
 }
 int release(void* extra) {
@@ -52,7 +46,7 @@ int refuse_cancel(void*, int) { return MPI_SUCCESS; }
 // of its Fortran layer, which calls PMPI_Wait from `use mpi_f08`: there the operations progress
 // whichever call waits. Open MPI 4 has no such requests; its waits progress shmcoll's
 // operations only through the interposed completion calls (completion.cpp).
-int start_mpi_request(PendingCall* call) {
+int start_mpi_request(PendingCall* call, MPI_Request* handle) {
 #if defined(MPICH)
   auto poll = [](void*, MPI_Status*) {
     progress_requests();
@@ -64,9 +58,9 @@ int start_mpi_request(PendingCall* call) {
     progress_requests();
     return MPI_SUCCESS;
   };
-  return PMPIX_Grequest_start(query, release, refuse_cancel, poll, wait, call, &call->entry.handle);
+  return PMPIX_Grequest_start(query, release, refuse_cancel, poll, wait, call, handle);
 #else
-  return PMPI_Grequest_start(query, release, refuse_cancel, call, &call->entry.handle);
+  return PMPI_Grequest_start(query, release, refuse_cancel, call, handle);
 #endif
 }
 
@@ -101,28 +95,37 @@ void finish_call(Ready& ready, bool wait) {
 
 // Records the finished calls (their failures for claim_failure), then completes their MPI
 // requests without the table's lock: completing a request the program has already freed makes
-// the MPI call free_fn at once.
+// the MPI call free_fn at once. A persistent request's activation may have none yet; the handle
+// is read under the lock, where mpi_request_for sets it.
 void conclude(const ReadyCalls& finished) {
+  boost::container::small_vector<MPI_Request, 8> to_complete;
   {
     std::lock_guard<std::mutex> guard(table_lock);
     for (const Ready& ready : finished) {
       PendingCall::Entry& entry = ready.call->entry;
-      if (entry.error != MPI_SUCCESS) {
-        failures.emplace_back(entry.handle, entry.error);
+      if (entry.error != MPI_SUCCESS && entry.key != MPI_REQUEST_NULL) {
+        failures.emplace_back(entry.key, entry.error);
         failed.fetch_add(1, std::memory_order_relaxed);
       }
-      entry.done = true;
+      entry.done.store(true, std::memory_order_release);
       outstanding.fetch_sub(1, std::memory_order_relaxed);
+      if (entry.handle != MPI_REQUEST_NULL) to_complete.push_back(entry.handle);
     }
   }
-  for (const Ready& ready : finished) PMPI_Grequest_complete(ready.call->entry.handle);
+  for (MPI_Request handle : to_complete) PMPI_Grequest_complete(handle);
 }
 
-// Deletes the calls the MPI has released. Under table_lock.
+// Takes out of the table the calls that are done and released, deleting those it owns. Under
+// table_lock.
 void reap() {
   std::erase_if(table, [](PendingCall* call) {
-    if (!call->entry.done || !call->entry.released.load(std::memory_order_acquire)) return false;
-    delete call;
+    PendingCall::Entry& entry = call->entry;
+    if (!entry.done.load(std::memory_order_relaxed) ||
+        !entry.released.load(std::memory_order_acquire)) {
+      return false;
+    }
+    entry.in_table = false;
+    if (entry.owned_by_table) delete call;
     return true;
   });
 }
@@ -145,14 +148,15 @@ void finish_where(Which&& which) {
 
 int add(std::unique_ptr<PendingCall> call, MPI_Request* request) {
   PendingCall* raw = call.get();
-  const int rc = start_mpi_request(raw);
+  const int rc = start_mpi_request(raw, &raw->entry.handle);
   if (rc != MPI_SUCCESS) return rc;
-  *request = raw->entry.handle;
-  const bool done = raw->entry.done;
+  *request = raw->entry.key = raw->entry.handle;
+  const bool done = raw->entry.done.load(std::memory_order_relaxed);
   {
     std::lock_guard<std::mutex> guard(table_lock);
     reap();
     table.push_back(call.release());
+    raw->entry.in_table = true;
     if (!done) outstanding.fetch_add(1, std::memory_order_relaxed);
   }
   if (done) PMPI_Grequest_complete(raw->entry.handle);
@@ -173,8 +177,16 @@ int start_request(const char* function, Coll coll, MPI_Comm comm,
 int completed_request(MPI_Request* request) {
   stats().served_nonblocking++;
   auto call = std::make_unique<CompletedCall>();
-  call->entry.claimed = call->entry.done = true;
+  call->entry.claimed = true;
+  call->entry.done.store(true, std::memory_order_relaxed);
   return add(std::move(call), request);
+}
+
+void set_empty_status(MPI_Status* status) {
+  PMPI_Status_set_elements(status, MPI_BYTE, 0);
+  PMPI_Status_set_cancelled(status, 0);
+  status->MPI_SOURCE = MPI_ANY_SOURCE;
+  status->MPI_TAG = MPI_ANY_TAG;
 }
 
 bool requests_outstanding() { return outstanding.load(std::memory_order_relaxed) > 0; }
@@ -221,6 +233,57 @@ void finish_requests_of(MPI_Comm comm) {
 
 void finish_all_requests() {
   finish_where([](const PendingCall::Entry&) { return true; });
+}
+
+void activate(PendingCall* call, bool empty) {
+  PendingCall::Entry& entry = call->entry;
+  std::lock_guard<std::mutex> guard(table_lock);
+  entry.done.store(empty, std::memory_order_relaxed);
+  entry.handle = MPI_REQUEST_NULL;
+  entry.error = MPI_SUCCESS;
+  entry.claimed = empty;
+  entry.released.store(false, std::memory_order_relaxed);
+  if (!entry.in_table) {
+    table.push_back(call);
+    entry.in_table = true;
+  }
+  if (!empty) outstanding.fetch_add(1, std::memory_order_relaxed);
+}
+
+int mpi_request_for(PendingCall* call, MPI_Request* handle) {
+  PendingCall::Entry& entry = call->entry;
+  if (entry.handle != MPI_REQUEST_NULL) {  // set only by the program's thread, here
+    *handle = entry.handle;
+    return MPI_SUCCESS;
+  }
+  MPI_Request made = MPI_REQUEST_NULL;
+  if (const int rc = start_mpi_request(call, &made); rc != MPI_SUCCESS) return rc;
+  bool done = false;
+  {
+    std::lock_guard<std::mutex> guard(table_lock);
+    done = entry.done.load(std::memory_order_relaxed);
+    entry.handle = made;
+  }
+  if (done) PMPI_Grequest_complete(made);  // conclude has passed: it completes no other
+  *handle = made;
+  return MPI_SUCCESS;
+}
+
+void withdraw(PendingCall* call) {
+  std::lock_guard<std::mutex> guard(table_lock);
+  if (!call->entry.in_table) return;
+  std::erase(table, call);
+  call->entry.in_table = false;
+}
+
+void abandon(PendingCall* call) {
+  PendingCall::Entry& entry = call->entry;
+  std::lock_guard<std::mutex> guard(table_lock);
+  entry.key = MPI_REQUEST_NULL;
+  entry.owned_by_table = true;
+  // Without an MPI request nothing else releases it; with one, the MPI does once the program's
+  // free of it (persistent.cpp) meets its completion.
+  if (entry.handle == MPI_REQUEST_NULL) entry.released.store(true, std::memory_order_release);
 }
 
 }  // namespace shmcoll::mpi

@@ -39,21 +39,35 @@ class PendingCall {
   virtual int finish(MPI_Comm comm) = 0;
   Request request;
 
-  // The table's (requests.cpp). The entry lives until both: the plugin completed the request
-  // (done), and the MPI released it (free_fn, which the MPI calls once the program has waited
-  // for it, tested it complete or freed it, and the plugin has completed it).
+  // The table's (requests.cpp). The entry of a non-blocking call lives until both: the plugin
+  // completed the request (done), and the MPI released it (free_fn, which the MPI calls once
+  // the program has waited for it, tested it complete or freed it, and the plugin has completed
+  // it). A persistent request's (persistent.hpp) is in the table from each start until the
+  // program has completed that activation; the persistent request owns it.
   struct Entry {
     const char* function = "";
     Coll coll = Coll::kBcast;
     MPI_Comm comm = MPI_COMM_NULL;
+    // The MPI's generalized request: made at the start of a non-blocking call; for an
+    // activation of a persistent request only when the program passes it to the MPI beside
+    // other requests (completion.cpp), MPI_REQUEST_NULL until then.
     MPI_Request handle = MPI_REQUEST_NULL;
+    // The handle the program holds (`handle`, or the persistent request's), under which a
+    // failure is recorded for claim_failure.
+    MPI_Request key = MPI_REQUEST_NULL;
     int error = MPI_SUCCESS;  // returned by the completion call (claim_failure)
-    // Under the table's lock: a pass has taken it to finish (claimed), and has finished it
-    // (done: its data unpacked, its MPI request about to be completed).
+    // Under the table's lock: a pass has taken it to finish (claimed), and it is in the table.
     bool claimed = false;
-    bool done = false;
+    bool in_table = false;
+    // Whether the table deletes it once done and released: a non-blocking call's entry, or a
+    // persistent request the program freed while active.
+    bool owned_by_table = true;
+    // Written under the table's lock once its data are unpacked (before its MPI request is
+    // completed); read without it by the completion of a persistent request.
+    std::atomic<bool> done{false};
     // Set by free_fn, without the table's lock: the MPI may call it from inside any completion
-    // call, on any thread, while another thread holds the lock and waits for the MPI.
+    // call, on any thread, while another thread holds the lock and waits for the MPI. For an
+    // activation the MPI never saw, set when the program completes it.
     std::atomic<bool> released{false};
   } entry;
 };
@@ -108,6 +122,10 @@ int run_call(MPI_Comm comm, Prepare&& prepare) {
 // A request already complete: a call that moves nothing (serve.hpp).
 int completed_request(MPI_Request* request);
 
+// The status of a completed collective: empty, as the MPIs' own non-blocking collectives leave
+// it. Its error is the completion call's to return (claim_failure).
+void set_empty_status(MPI_Status* status);
+
 // Whether some request has not completed yet: one relaxed load, which every interposed
 // completion call makes first.
 bool requests_outstanding();
@@ -125,6 +143,20 @@ int claim_failure(MPI_Request request);
 
 // Completes every request of `comm` (the communicator is being freed: its team ends with it).
 void finish_requests_of(MPI_Comm comm);
+
+// An activation of a persistent request (persistent.hpp), whose operation has been started
+// (or that is `empty`: done at once): puts it in the table, where passes advance it.
+void activate(PendingCall* call, bool empty);
+// The MPI's generalized request for an activation, made now if it has none (completed at once
+// if the activation is done). The program passed the persistent request to a completion call
+// beside other requests: the MPI completes them all, with its own semantics.
+int mpi_request_for(PendingCall* call, MPI_Request* handle);
+// Takes a persistent request out of the table's reach before it is deleted: it must not be
+// active, or be done and released.
+void withdraw(PendingCall* call);
+// Gives an active persistent request the program freed to the table, which deletes it once it
+// is done (without recording its failure: its handle is gone).
+void abandon(PendingCall* call);
 // Completes every request (before MPI_Finalize, which a request left active would block).
 void finish_all_requests();
 

@@ -1,8 +1,9 @@
-// MPI_Scatter and MPI_Iscatter through shmcoll. Root only: sendbuf, sendcount, sendtype. With
-// MPI_IN_PLACE at the root, recvcount and recvtype are not looked at.
+// MPI_Scatter, MPI_Iscatter and MPI_Scatter_init through shmcoll. Root only: sendbuf, sendcount,
+// sendtype. With MPI_IN_PLACE at the root, recvcount and recvtype are not looked at.
 #include <climits>
 
 #include "mpi/call_buffers.hpp"
+#include "mpi/persistent.hpp"
 #include "mpi/requests.hpp"
 #include "mpi/serve.hpp"
 
@@ -101,3 +102,29 @@ extern "C" int MPI_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype sen
       },
       [&] { return completed_request(request); });
 }
+
+#if defined(SHMCOLL_PERSISTENT)
+extern "C" int SHMCOLL_PERSISTENT(Scatter_init)(const void* sendbuf, int sendcount,
+                                                MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                                                MPI_Datatype recvtype, int root, MPI_Comm comm,
+                                                MPI_Info info, MPI_Request* request) {
+  using namespace shmcoll::mpi;
+  constexpr const char* kFunction = SHMCOLL_PERSISTENT_NAME(Scatter_init);
+  const Args a{sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm};
+  return serve(
+      kFunction, Coll::kScatter, comm, check_args(a), moves_nothing(a),
+      [&](shmcoll::Team& team) {
+        const int ranks = team.size();
+        return init_collective<SendRecvBuffers, RecvBuffer>(
+            kFunction, Coll::kScatter, comm, request, team, root,
+            [](shmcoll::Team& t, auto... args) { return t.iscatter(args...); },
+            [=](SendRecvBuffers& b, auto run) { return scatter_root(b, ranks, a, run); },
+            [=](RecvBuffer& b, auto run) { return scatter_other(b, a, run); });
+      },
+      [&] {
+        return SHMCOLL_PMPI_PERSISTENT(Scatter_init)(
+            sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
+      },
+      [&] { return empty_persistent(kFunction, Coll::kScatter, comm, request); });
+}
+#endif

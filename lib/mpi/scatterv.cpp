@@ -1,6 +1,7 @@
-// MPI_Scatterv and MPI_Iscatterv through shmcoll. Root only: sendbuf, sendcounts, displs,
-// sendtype.
+// MPI_Scatterv, MPI_Iscatterv and MPI_Scatterv_init through shmcoll. Root only: sendbuf,
+// sendcounts, displs, sendtype.
 #include "mpi/call_buffers.hpp"
+#include "mpi/persistent.hpp"
 #include "mpi/requests.hpp"
 #include "mpi/serve.hpp"
 
@@ -100,3 +101,30 @@ extern "C" int MPI_Iscatterv(const void* sendbuf, const int sendcounts[], const 
                               root, comm, request);
       });
 }
+
+#if defined(SHMCOLL_PERSISTENT)
+extern "C" int SHMCOLL_PERSISTENT(Scatterv_init)(const void* sendbuf, const int sendcounts[],
+                                                 const int displs[], MPI_Datatype sendtype,
+                                                 void* recvbuf, int recvcount,
+                                                 MPI_Datatype recvtype, int root, MPI_Comm comm,
+                                                 MPI_Info info, MPI_Request* request) {
+  using namespace shmcoll::mpi;
+  constexpr const char* kFunction = SHMCOLL_PERSISTENT_NAME(Scatterv_init);
+  const Args a{sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm};
+  return serve(
+      kFunction, Coll::kScatterv, comm, check_args(a), never_empty,
+      [&](shmcoll::Team& team) {
+        const int ranks = team.size();
+        return init_collective<ScattervRootBuffers, RecvBuffer>(
+            kFunction, Coll::kScatterv, comm, request, team, root,
+            [](shmcoll::Team& t, auto... args) { return t.iscatterv(args...); },
+            [=](ScattervRootBuffers& b, auto run) { return scatterv_root(b, ranks, a, run); },
+            [=](RecvBuffer& b, auto run) { return scatterv_other(b, a, run); });
+      },
+      [&] {
+        return SHMCOLL_PMPI_PERSISTENT(Scatterv_init)(sendbuf, sendcounts, displs, sendtype,
+                                                      recvbuf, recvcount, recvtype, root, comm,
+                                                      info, request);
+      });
+}
+#endif

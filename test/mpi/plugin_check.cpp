@@ -8,6 +8,9 @@
 // Exit status 0 only if every comparison matched and the plugin served calls.
 #include <dlfcn.h>
 #include <mpi.h>
+#if defined(OPEN_MPI)
+#include <mpi-ext.h>
+#endif
 
 #include <cstdio>
 #include <cstring>
@@ -84,9 +87,7 @@ int complete(MPI_Request request, MPI_Comm comm) {
   MPI_Irecv(&token, 1, MPI_INT, rank, 99, comm, &all[0]);
   all[1] = request;
   MPI_Isend(&rank, 1, MPI_INT, rank, 99, comm, &all[2]);
-  auto active = [&] {
-    return all[0] != MPI_REQUEST_NULL || all[1] != MPI_REQUEST_NULL || all[2] != MPI_REQUEST_NULL;
-  };
+  // Until none is active: a persistent request stays, inactive, where the others become null.
   int index = 0, outcount = 0, indices[3];
   int rc = MPI_SUCCESS;
   switch (how) {
@@ -97,18 +98,19 @@ int complete(MPI_Request request, MPI_Comm comm) {
       while (!flag && rc == MPI_SUCCESS) rc = MPI_Testall(3, all, &flag, MPI_STATUSES_IGNORE);
       break;
     case 5:
-      while (active() && rc == MPI_SUCCESS) rc = MPI_Waitany(3, all, &index, MPI_STATUS_IGNORE);
+      while (index != MPI_UNDEFINED && rc == MPI_SUCCESS)
+        rc = MPI_Waitany(3, all, &index, MPI_STATUS_IGNORE);
       break;
     case 6:
-      while (active() && rc == MPI_SUCCESS)
+      while (!(flag && index == MPI_UNDEFINED) && rc == MPI_SUCCESS)
         rc = MPI_Testany(3, all, &index, &flag, MPI_STATUS_IGNORE);
       break;
     case 7:
-      while (active() && rc == MPI_SUCCESS)
+      while (outcount != MPI_UNDEFINED && rc == MPI_SUCCESS)
         rc = MPI_Waitsome(3, all, &outcount, indices, MPI_STATUSES_IGNORE);
       break;
     default:
-      while (active() && rc == MPI_SUCCESS)
+      while (outcount != MPI_UNDEFINED && rc == MPI_SUCCESS)
         rc = MPI_Testsome(3, all, &outcount, indices, MPI_STATUSES_IGNORE);
       break;
   }
@@ -131,6 +133,28 @@ struct Completing<int (*)(Args...)> {
     if (rc != MPI_SUCCESS) return rc;
     MPI_Comm comm = std::get<sizeof...(Args) - 1>(std::tuple<Args...>(args...));
     return complete(request, comm);
+  }
+};
+
+// The persistent forms: Persisting<Bcast>::call<MPI_Bcast_init> makes the request, starts it
+// and completes it twice (with complete's calls in turn: a restart must give the same data),
+// then frees it.
+long g_persistent = 0;  // persistent inits and starts made through the plugin
+template <class F>
+struct Persisting;
+template <class... Args>
+struct Persisting<int (*)(Args...)> {
+  template <int (*Init)(Args..., MPI_Info, MPI_Request*)>
+  static int call(Args... args) {
+    MPI_Request request = MPI_REQUEST_NULL;
+    if (const int rc = Init(args..., MPI_INFO_NULL, &request); rc != MPI_SUCCESS) return rc;
+    MPI_Comm comm = std::get<sizeof...(Args) - 1>(std::tuple<Args...>(args...));
+    for (int start = 0; start < 2; ++start) {
+      if (const int rc = MPI_Start(&request); rc != MPI_SUCCESS) return rc;
+      if (const int rc = complete(request, comm); rc != MPI_SUCCESS) return rc;
+    }
+    g_persistent += 3;
+    return MPI_Request_free(&request);
   }
 };
 
@@ -317,6 +341,32 @@ std::vector<int> run_gatherv(Gatherv f, const Case& c) {
   return recv;
 }
 
+enum class Form { kBlocking, kNonblocking, kPersistent };
+// The persistent forms where the MPI has them: MPI-4's, or Open MPI 4's extension's.
+#if MPI_VERSION >= 4
+#define PERSISTENT(name) MPI_##name
+#elif defined(OPEN_MPI) && defined(OMPI_HAVE_MPI_EXT_PCOLLREQ)
+#define PERSISTENT(name) MPIX_##name
+#endif
+
+// The plugin's side of a collective in the given form: the blocking call, or Completing's or
+// Persisting's around the other forms. Without persistent forms in the MPI,
+// the persistent form is the blocking one.
+#if defined(PERSISTENT)
+template <class F, F Blocking, auto Nonblocking, auto Persistent>
+F pick(Form form) {
+  if (form == Form::kNonblocking) return Completing<F>::template call<Nonblocking>;
+  if (form == Form::kPersistent) return Persisting<F>::template call<Persistent>;
+  return Blocking;
+}
+#else
+#define PERSISTENT(name) nullptr
+template <class F, F Blocking, auto Nonblocking, auto>
+F pick(Form form) {
+  return form == Form::kNonblocking ? Completing<F>::template call<Nonblocking> : Blocking;
+}
+#endif
+
 // `seed` is the same on every rank of `comm` (the layouts of the v forms derive from it).
 // Runs `run` through the plugin, then through PMPI (in this order on every rank: as arguments of
 // one call their order would be unspecified), and compares.
@@ -327,8 +377,8 @@ void both(const std::string& what, Run run, F plugin, F pmpi, const Case& c) {
   compare(what + " " + c.tag(), via_plugin, via_pmpi);
 }
 
-// With `nonblocking`, the plugin's side calls the non-blocking forms (Completing).
-void check_comm(MPI_Comm comm, const std::string& name, int seed, bool nonblocking = false) {
+// The plugin's side calls the blocking, the non-blocking or the persistent forms (pick).
+void check_comm(MPI_Comm comm, const std::string& name, int seed, Form form = Form::kBlocking) {
   Case c{};
   c.comm = comm;
   c.comm_name = name;
@@ -345,21 +395,23 @@ void check_comm(MPI_Comm comm, const std::string& name, int seed, bool nonblocki
                 : variant == 3 ? Map::kIndexed
                 : variant == 4 ? Map::kResized
                                : Map::kInts;
-        const Bcast bcast = nonblocking ? Completing<Bcast>::call<MPI_Ibcast> : MPI_Bcast;
-        both("bcast", run_bcast, bcast, Bcast{PMPI_Bcast}, c);
-        const Scatter scatter = nonblocking ? Completing<Scatter>::call<MPI_Iscatter> : MPI_Scatter;
-        both("scatter", run_scatter, scatter, Scatter{PMPI_Scatter}, c);
-        const Gather gather = nonblocking ? Completing<Gather>::call<MPI_Igather> : MPI_Gather;
-        both("gather", run_gather, gather, Gather{PMPI_Gather}, c);
+        both("bcast", run_bcast, pick<Bcast, MPI_Bcast, MPI_Ibcast, PERSISTENT(Bcast_init)>(form),
+             Bcast{PMPI_Bcast}, c);
+        both("scatter", run_scatter,
+             pick<Scatter, MPI_Scatter, MPI_Iscatter, PERSISTENT(Scatter_init)>(form),
+             Scatter{PMPI_Scatter}, c);
+        both("gather", run_gather,
+             pick<Gather, MPI_Gather, MPI_Igather, PERSISTENT(Gather_init)>(form),
+             Gather{PMPI_Gather}, c);
         // v forms: ints, or a resized int at the root (variant 4, in place) and plain ints
         // elsewhere.
         if (c.map == Map::kInts || c.map == Map::kResized) {
-          const Scatterv scatterv =
-              nonblocking ? Completing<Scatterv>::call<MPI_Iscatterv> : MPI_Scatterv;
-          both("scatterv", run_scatterv, scatterv, Scatterv{PMPI_Scatterv}, c);
-          const Gatherv gatherv =
-              nonblocking ? Completing<Gatherv>::call<MPI_Igatherv> : MPI_Gatherv;
-          both("gatherv", run_gatherv, gatherv, Gatherv{PMPI_Gatherv}, c);
+          both("scatterv", run_scatterv,
+               pick<Scatterv, MPI_Scatterv, MPI_Iscatterv, PERSISTENT(Scatterv_init)>(form),
+               Scatterv{PMPI_Scatterv}, c);
+          both("gatherv", run_gatherv,
+               pick<Gatherv, MPI_Gatherv, MPI_Igatherv, PERSISTENT(Gatherv_init)>(form),
+               Gatherv{PMPI_Gatherv}, c);
         }
       }
     }
@@ -385,21 +437,30 @@ int main(int argc, char** argv) {
   if (sub != MPI_COMM_NULL) check_comm(sub, "first half", 5000);
   // The non-blocking forms on two communicators; every call must reach the plugin, and be
   // counted as non-blocking.
+  // The persistent forms likewise, where the MPI has them.
   using Counts = void (*)(unsigned long long*, unsigned long long*);
+  using CountsByForm = void (*)(unsigned long long*, unsigned long long*, unsigned long long*);
   auto stats = reinterpret_cast<Counts>(dlsym(RTLD_DEFAULT, "shmcoll_mpi_stats"));
-  auto by_form = reinterpret_cast<Counts>(dlsym(RTLD_DEFAULT, "shmcoll_mpi_stats_by_form"));
-  unsigned long long blocking_before = 0, nonblocking_before = 0, fallback = 0;
-  if (by_form != nullptr) by_form(&blocking_before, &nonblocking_before);
-  check_comm(MPI_COMM_WORLD, "world, non-blocking", 6000, true);
-  check_comm(split, "split odd/even, non-blocking", 7000, true);
+  auto by_form = reinterpret_cast<CountsByForm>(dlsym(RTLD_DEFAULT, "shmcoll_mpi_stats_by_form"));
+  unsigned long long before[3] = {}, fallback = 0;
+  if (by_form != nullptr) by_form(&before[0], &before[1], &before[2]);
+  check_comm(MPI_COMM_WORLD, "world, non-blocking", 6000, Form::kNonblocking);
+  check_comm(split, "split odd/even, non-blocking", 7000, Form::kNonblocking);
+#if MPI_VERSION >= 4 || defined(OMPI_HAVE_MPI_EXT_PCOLLREQ)
+  check_comm(MPI_COMM_WORLD, "world, persistent", 8000, Form::kPersistent);
+  check_comm(reversed, "reversed, persistent", 9000, Form::kPersistent);
+#endif
   if (by_form != nullptr) {
-    unsigned long long blocking = 0, nonblocking = 0;
-    by_form(&blocking, &nonblocking);
-    if (nonblocking - nonblocking_before != static_cast<unsigned long long>(g_started) ||
-        blocking != blocking_before) {
+    unsigned long long after[3] = {};
+    by_form(&after[0], &after[1], &after[2]);
+    if (after[1] - before[1] != static_cast<unsigned long long>(g_started) ||
+        after[2] - before[2] != static_cast<unsigned long long>(g_persistent) ||
+        after[0] != before[0]) {
       std::fprintf(stderr,
-                   "[rank %d] %ld non-blocking calls: %llu served as non-blocking, %llu blocking\n",
-                   g_rank, g_started, nonblocking - nonblocking_before, blocking - blocking_before);
+                   "[rank %d] %ld non-blocking and %ld persistent calls: served %llu as "
+                   "non-blocking, %llu as persistent, %llu as blocking\n",
+                   g_rank, g_started, g_persistent, after[1] - before[1], after[2] - before[2],
+                   after[0] - before[0]);
       ++g_failures;
     }
   }

@@ -1,0 +1,217 @@
+// The plugin's persistent requests (persistent.hpp): their registry, MPI_Start, MPI_Startall,
+// and their direct completion and freeing, which completion.cpp calls.
+#include "mpi/persistent.hpp"
+
+#include <sched.h>
+
+#include <atomic>
+#include <boost/container/small_vector.hpp>
+#include <cstdio>
+#include <mutex>
+#include <unordered_map>
+
+#include "mpi/error_codes.hpp"
+#include "mpi/serve.hpp"
+
+namespace shmcoll::mpi {
+namespace {
+
+// The persistent requests by the program's handle, under registry_lock; `alive` counts them
+// and `active` those started and not yet completed by the program.
+std::mutex registry_lock;
+std::unordered_map<MPI_Request, PersistentCall*> registry;
+std::atomic<int> alive{0};
+std::atomic<int> active{0};
+
+class EmptyCall final : public PersistentCall {
+ public:
+  int start(Team&) override { return MPI_SUCCESS; }
+  int finish(MPI_Comm) override { return MPI_SUCCESS; }
+};
+
+PersistentCall* find(MPI_Request handle) {
+  if (alive.load(std::memory_order_relaxed) == 0) return nullptr;
+  std::lock_guard<std::mutex> guard(registry_lock);
+  const auto it = registry.find(handle);
+  return it == registry.end() ? nullptr : it->second;
+}
+
+void set_active(PersistentCall& call, bool on) {
+  call.active = on;
+  active.fetch_add(on ? 1 : -1, std::memory_order_relaxed);
+}
+
+// A start whose communicator is gone (or no longer served): there is no communicator whose
+// error handler to call, so MPI_COMM_SELF's is, as for errors outside any communicator.
+int refuse_start(const PersistentCall& call, const char* why) {
+  const std::string message = call.start_function + ": " + why;
+  MPI_Errhandler handler = MPI_ERRHANDLER_NULL;
+  PMPI_Comm_get_errhandler(MPI_COMM_SELF, &handler);
+  if (handler == MPI_ERRORS_ARE_FATAL) std::fprintf(stderr, "shmcoll-mpi: %s\n", message.c_str());
+  if (handler != MPI_ERRHANDLER_NULL) PMPI_Errhandler_free(&handler);
+  const int code = error_code_for(MPI_ERR_REQUEST, "shmcoll: " + message);
+  PMPI_Comm_call_errhandler(MPI_COMM_SELF, code);
+  return code;
+}
+
+int start_persistent(PersistentCall& call) {
+  if (call.orphaned) {
+    return refuse_start(call,
+                        "the request's communicator was freed (shmcoll's persistent "
+                        "requests end with their communicator)");
+  }
+  const PendingCall::Entry& entry = call.entry;
+  auto activated = [&](bool empty) {
+    activate(&call, empty);
+    set_active(call, true);
+    stats().served_persistent++;
+    return MPI_SUCCESS;
+  };
+  return serve(
+      call.start_function.c_str(), entry.coll, entry.comm,
+      [&](int rank, int, LocalError& error) {
+        if (!call.active) [[likely]]
+          return true;
+        error.emplace(ArgumentError{MPI_ERR_REQUEST,
+                                    "rank " + std::to_string(rank) +
+                                        ": the request is active (started, not yet completed)"});
+        return false;
+      },
+      [&](int) { return call.moves_nothing; },
+      [&](Team& team) {
+        if (const int rc = call.start(team); rc != MPI_SUCCESS) return rc;
+        return activated(false);
+      },
+      [&] { return refuse_start(call, "the communicator is no longer served by shmcoll"); },
+      [&] { return activated(true); });
+}
+
+}  // namespace
+
+int add_persistent(const char* function, Coll coll, MPI_Comm comm,
+                   std::unique_ptr<PersistentCall> call, MPI_Request* request) {
+  PendingCall::Entry& entry = call->entry;
+  call->start_function = std::string("MPI_Start (") + function + ")";
+  entry.function = call->start_function.c_str();
+  entry.coll = coll;
+  entry.comm = comm;
+  entry.owned_by_table = false;
+  // Never started, so always inactive to the MPI.
+  if (const int rc =
+          PMPI_Recv_init(nullptr, 0, MPI_BYTE, MPI_PROC_NULL, 0, MPI_COMM_SELF, &call->identity);
+      rc != MPI_SUCCESS) {
+    return rc;
+  }
+  entry.key = *request = call->identity;
+  {
+    std::lock_guard<std::mutex> guard(registry_lock);
+    registry.emplace(call->identity, call.get());
+  }
+  call.release();
+  alive.fetch_add(1, std::memory_order_relaxed);
+  stats().served_persistent++;
+  return MPI_SUCCESS;
+}
+
+int empty_persistent(const char* function, Coll coll, MPI_Comm comm, MPI_Request* request) {
+  auto call = std::make_unique<EmptyCall>();
+  call->moves_nothing = true;
+  return add_persistent(function, coll, comm, std::move(call), request);
+}
+
+bool persistent_active() { return active.load(std::memory_order_relaxed) > 0; }
+
+PersistentCall* find_active(MPI_Request handle) {
+  PersistentCall* call = find(handle);
+  return call != nullptr && call->active ? call : nullptr;
+}
+
+int complete_directly(PersistentCall& call, bool wait, bool& done) {
+  constexpr int kSpinsBeforeYield = 64;
+  constexpr int kSpinsPerMpiProgress = 16;
+  const std::atomic<bool>& finished = call.entry.done;
+  for (int spins = 0; !finished.load(std::memory_order_acquire); ++spins) {
+    progress_requests();
+    if (finished.load(std::memory_order_acquire)) break;
+    if (!wait) {
+      done = false;
+      return MPI_SUCCESS;
+    }
+    // The MPI's own requests progress too while the program waits here, as in any MPI wait
+    // (a peer may wait on a transfer of this rank's before it joins the operation).
+    if (spins % kSpinsPerMpiProgress == kSpinsPerMpiProgress - 1) {
+      int flag = 0;
+      PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_SELF, &flag, MPI_STATUS_IGNORE);
+    }
+    if (spins >= kSpinsBeforeYield) sched_yield();
+  }
+  done = true;
+  set_active(call, false);
+  call.entry.released.store(true, std::memory_order_release);
+  return failures_recorded() ? claim_failure(call.identity) : MPI_SUCCESS;
+}
+
+void completed_by_mpi(PersistentCall& call) { set_active(call, false); }
+
+void orphan_persistent_of(MPI_Comm comm) {
+  if (alive.load(std::memory_order_relaxed) == 0) return;
+  std::lock_guard<std::mutex> guard(registry_lock);
+  for (auto& [handle, call] : registry) {
+    if (call->entry.comm == comm) call->orphaned = true;
+  }
+}
+
+bool free_persistent(MPI_Request* request, int& rc) {
+  PersistentCall* call = nullptr;
+  {
+    if (alive.load(std::memory_order_relaxed) == 0) return false;
+    std::lock_guard<std::mutex> guard(registry_lock);
+    const auto it = registry.find(*request);
+    if (it == registry.end()) return false;
+    call = it->second;
+    registry.erase(it);
+  }
+  alive.fetch_sub(1, std::memory_order_relaxed);
+  if (call->active) {
+    // MPI lets the program free an active request: its operation completes unobserved.
+    set_active(*call, false);
+    MPI_Request handle = call->entry.handle;
+    abandon(call);
+    if (handle != MPI_REQUEST_NULL) PMPI_Request_free(&handle);
+    if (failures_recorded()) claim_failure(call->identity);
+  } else {
+    withdraw(call);
+    delete call;
+  }
+  rc = PMPI_Request_free(request);
+  return true;
+}
+
+}  // namespace shmcoll::mpi
+
+extern "C" int MPI_Start(MPI_Request* request) {
+  using namespace shmcoll::mpi;
+  PersistentCall* call = request != nullptr ? find(*request) : nullptr;
+  return call != nullptr ? start_persistent(*call) : PMPI_Start(request);
+}
+
+// Starts the plugin's requests one by one and the MPI's together.
+extern "C" int MPI_Startall(int count, MPI_Request requests[]) {
+  using namespace shmcoll::mpi;
+  if (alive.load(std::memory_order_relaxed) == 0 || count <= 0 || requests == nullptr)
+    return PMPI_Startall(count, requests);
+  boost::container::small_vector<MPI_Request, 8> others;
+  int result = MPI_SUCCESS;
+  for (int i = 0; i < count; ++i) {
+    PersistentCall* call = find(requests[i]);
+    if (call == nullptr) {
+      others.push_back(requests[i]);
+      continue;
+    }
+    if (const int rc = start_persistent(*call); rc != MPI_SUCCESS && result == MPI_SUCCESS)
+      result = rc;
+  }
+  if (others.empty()) return result;
+  const int rc = PMPI_Startall(static_cast<int>(others.size()), others.data());
+  return result != MPI_SUCCESS ? result : rc;
+}

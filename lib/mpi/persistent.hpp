@@ -1,0 +1,113 @@
+// Persistent collectives (MPI-4's MPI_Bcast_init and the others, which Open MPI 4 exports as
+// MPIX_Bcast_init and so on): the program starts them with MPI_Start or MPI_Startall and
+// completes each start with any completion call, which leaves the request inactive until the
+// next start; MPI_Request_free frees it.
+//
+// The program's handle is a persistent request of the MPI's own that is never started (a
+// receive from MPI_PROC_NULL): the MPI frees it, converts it to Fortran and finds it inactive,
+// as it must be between starts. While a start is active the interposed calls serve it: MPI_Start
+// starts shmcoll's operation, a wait or test on it alone (or on an array of such requests) waits
+// for that operation directly, and a call that mixes it with other requests hands the MPI a
+// generalized request for that start (requests.hpp), made then, and lets the MPI complete them
+// all with its own semantics. The init decides the communicator's path and checks the
+// arguments once; each start converts the buffers and starts the team's operation.
+//
+// A persistent request outlives neither its communicator's team nor the communicator: a start
+// after MPI_Comm_free of its communicator is an error (the MPI's own requests would keep the
+// communicator).
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "mpi/requests.hpp"
+
+// The MPI's names of the persistent collectives, where it has them: MPI-4's, or Open MPI 4's
+// extension's (MPIX_Bcast_init, PMPIX_Bcast_init).
+#if MPI_VERSION >= 4
+#define SHMCOLL_PERSISTENT(name) MPI_##name
+#define SHMCOLL_PMPI_PERSISTENT(name) PMPI_##name
+#define SHMCOLL_PERSISTENT_NAME(name) "MPI_" #name
+#elif defined(OPEN_MPI)
+#include <mpi-ext.h>
+#if defined(OMPI_HAVE_MPI_EXT_PCOLLREQ)
+#define SHMCOLL_PERSISTENT(name) MPIX_##name
+#define SHMCOLL_PMPI_PERSISTENT(name) PMPIX_##name
+#define SHMCOLL_PERSISTENT_NAME(name) "MPIX_" #name
+#endif
+#endif
+
+namespace shmcoll::mpi {
+
+// One persistent request; its activation is the PendingCall (the table's entry, the operation
+// and the buffers), reused by every start.
+class PersistentCall : public PendingCall {
+ public:
+  // Converts the buffers and starts the team's operation into `request`. Returns an MPI code.
+  virtual int start(Team& team) = 0;
+
+  std::string start_function;  // "MPI_Start (MPI_Bcast_init)": the failures' function
+  MPI_Request identity = MPI_REQUEST_NULL;
+  bool moves_nothing = false;  // every start is complete at once
+  // Touched by the program's calls on this request only (MPI: one thread at a time per request).
+  bool active = false;
+  bool orphaned = false;  // its communicator was freed
+};
+
+template <class Buffers, class Prepare>
+class PersistentWith final : public PersistentCall, public Buffers {
+ public:
+  explicit PersistentWith(Prepare prepare) : prepare_(std::move(prepare)) {}
+  int start(Team& team) override { return prepare_(static_cast<Buffers&>(*this), team, request); }
+  int finish(MPI_Comm comm) override { return Buffers::finish(comm); }
+
+ private:
+  Prepare prepare_;
+};
+
+// Makes `call` the program's persistent request `*request`.
+int add_persistent(const char* function, Coll coll, MPI_Comm comm,
+                   std::unique_ptr<PersistentCall> call, MPI_Request* request);
+
+// The body of a persistent collective's init: as start_collective (requests.hpp), but the parts
+// are kept, with copies of the arguments, and run at every start.
+template <class RootBuffers, class OtherBuffers, class Start, class RootPart, class OtherPart>
+int init_collective(const char* function, Coll coll, MPI_Comm comm, MPI_Request* request,
+                    Team& team, int root, Start start, RootPart root_part, OtherPart other_part) {
+  auto prepare = [start](auto part) {
+    return [start, part](auto& buffers, Team& t, Request& started) {
+      return part(buffers, [&](auto... args) { started = start(t, args...); });
+    };
+  };
+  auto make = [&]<class Buffers>(auto part) -> std::unique_ptr<PersistentCall> {
+    using Prepared = decltype(prepare(part));
+    return std::make_unique<PersistentWith<Buffers, Prepared>>(prepare(part));
+  };
+  if (team.rank() == root)
+    return add_persistent(function, coll, comm, make.template operator()<RootBuffers>(root_part),
+                          request);
+  return add_persistent(function, coll, comm, make.template operator()<OtherBuffers>(other_part),
+                        request);
+}
+
+// A persistent request whose starts move nothing (serve.hpp's moves_nothing).
+int empty_persistent(const char* function, Coll coll, MPI_Comm comm, MPI_Request* request);
+
+// For the completion calls (completion.cpp). Whether some persistent request of the plugin's
+// is active: one relaxed load.
+bool persistent_active();
+// The plugin's persistent request `handle` if it is active (else nullptr).
+PersistentCall* find_active(MPI_Request handle);
+// Waits for (`wait`) or tests an active request's start that has no MPI request; once done, the
+// request is inactive. Returns MPI_SUCCESS or the start's error; `done` says whether it is.
+int complete_directly(PersistentCall& call, bool wait, bool& done);
+// The program's completion call completed the MPI request of an active start (mpi_request_for):
+// the persistent request is inactive.
+void completed_by_mpi(PersistentCall& call);
+// MPI_Request_free of the plugin's persistent request `*request` (returning the MPI's code in
+// `rc`); false if it is not one.
+bool free_persistent(MPI_Request* request, int& rc);
+// Marks the persistent requests of `comm` orphaned (the communicator is being freed).
+void orphan_persistent_of(MPI_Comm comm);
+
+}  // namespace shmcoll::mpi
