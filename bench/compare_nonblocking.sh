@@ -1,17 +1,19 @@
 #!/usr/bin/env bash
-# The non-blocking forms through the plugin against the blocking ones and the MPI's own, on one
-# mpi-bench binary: per round, at np=2, the plugin's blocking calls, its non-blocking calls
-# (each MPI_I* followed by MPI_Wait, --nonblocking), and the MPI's own of both with a preload
-# that does nothing (an equal-length path beside the plugin), in the opposite order every other
-# round. Prints, per collective and size, each variant's median over the rounds and the
-# medians of the rounds' own ratios: non-blocking / blocking through the plugin, and plugin /
-# MPI for the non-blocking forms.
-# usage: [MPI=openmpi|mpich] [COLLS=bcast,scatter,gather] [SIZES="8 1048576"]
-#        bench/compare_nonblocking.sh [BUILD_DIR] [ROUNDS]
+# The non-blocking (or persistent) forms through the plugin against the blocking ones and the
+# MPI's own, on one mpi-bench binary: per round, at np=2, the plugin's blocking calls, its
+# non-blocking calls (each MPI_I* followed by MPI_Wait, --nonblocking; with FORM=persistent each
+# MPI_Start of a persistent request followed by MPI_Wait, --persistent), and the MPI's own of
+# both with a preload that does nothing (an equal-length path beside the plugin), in the
+# opposite order every other round. Prints, per collective and size, each variant's median over
+# the rounds and the medians of the rounds' own ratios: the form / blocking through the plugin,
+# and plugin / MPI for the form.
+# usage: [MPI=openmpi|mpich] [FORM=nonblocking|persistent] [COLLS=bcast,scatter,gather]
+#        [SIZES="8 1048576"] bench/compare_nonblocking.sh [BUILD_DIR] [ROUNDS]
 set -euo pipefail
 build=${1:-build}
 rounds=${2:-4}
 mpi=${MPI:-openmpi}
+form=${FORM:-nonblocking}
 colls=${COLLS:-bcast,scatter,gather}
 sizes=${SIZES:-8 1048576}
 out=$(mktemp -d)
@@ -34,32 +36,34 @@ run() {
     'NR > 1 && index(sizes, " " $4 " ") {print name "," $2 "," $4 "," $6}'
 }
 for round in $(seq 1 "$rounds"); do
-  order="plugin-blocking plugin-nonblocking mpi-blocking mpi-nonblocking"
-  [ $((round % 2)) = 0 ] && order="mpi-nonblocking mpi-blocking plugin-nonblocking plugin-blocking"
+  order="plugin-blocking plugin-$form mpi-blocking mpi-$form"
+  [ $((round % 2)) = 0 ] && order="mpi-$form mpi-blocking plugin-$form plugin-blocking"
   for variant in $order; do
     preload=$plugin
     [[ $variant == mpi-* ]] && preload=$nop
     flags=()
-    [[ $variant == *-nonblocking ]] && flags=(--nonblocking)
+    [[ $variant == *-"$form" ]] && flags=(--"$form")
     run "$variant" "$preload" "${flags[@]}"
   done > "$out/round$round.csv"
 done
-python3 - "$out" <<'PY'
+python3 - "$out" "$form" <<'PY'
 import collections, glob, statistics, sys
+form = sys.argv[2]
+short = "I" if form == "nonblocking" else "Start"
 runs = collections.defaultdict(dict)
 for path in sorted(glob.glob(sys.argv[1] + "/round*.csv")):
     for line in open(path):
         name, coll, size, us = line.strip().split(",")
         runs[(coll, int(size))][(name, path)] = float(us)
-print("| collective | bytes | plugin I+Wait | plugin blocking | MPI I+Wait | MPI blocking"
-      " | I / blocking | I / MPI's I |")
+print(f"| collective | bytes | plugin {short}+Wait | plugin blocking | MPI {short}+Wait"
+      f" | MPI blocking | {short} / blocking | {short} / MPI's {short} |")
 print("|---|---|---|---|---|---|---|---|")
 for (coll, size), d in sorted(runs.items()):
     paths = sorted({p for _, p in d})
     med = lambda n: statistics.median(d[(n, p)] for p in paths)
     ratio = lambda a, b: statistics.median(d[(a, p)] / d[(b, p)] for p in paths)
-    print(f"| {coll} | {size} | {med('plugin-nonblocking'):.3f} | {med('plugin-blocking'):.3f}"
-          f" | {med('mpi-nonblocking'):.3f} | {med('mpi-blocking'):.3f}"
-          f" | {ratio('plugin-nonblocking', 'plugin-blocking'):.2f}"
-          f" | {ratio('plugin-nonblocking', 'mpi-nonblocking'):.2f} |")
+    print(f"| {coll} | {size} | {med('plugin-' + form):.3f} | {med('plugin-blocking'):.3f}"
+          f" | {med('mpi-' + form):.3f} | {med('mpi-blocking'):.3f}"
+          f" | {ratio('plugin-' + form, 'plugin-blocking'):.2f}"
+          f" | {ratio('plugin-' + form, 'mpi-' + form):.2f} |")
 PY

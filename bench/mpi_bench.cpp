@@ -26,11 +26,16 @@
 // With --nonblocking, each call is the non-blocking form followed by MPI_Wait, timed together;
 // --compute-us puts that much busy computation (no MPI calls) between them: with the time of
 // the call alone (pure) and of the computation, OSU's overlap is 1 - (timed - compute) / pure;
-// with --idle the computation sleeps, leaving the core to a progress thread.
+// with --idle the computation sleeps, leaving the core to a progress thread. With --persistent,
+// each size's calls are one persistent request (MPI_Bcast_init, ...; Open MPI 4: MPIX_), made
+// before the timed loop: each call is MPI_Start followed by MPI_Wait.
 // --coll comm_cycle (not among the defaults) times what a library that makes its own
 // communicators pays: MPI_Comm_dup of MPI_COMM_WORLD, one MPI_Bcast of `bytes` on it, and
 // MPI_Comm_free, per iteration.
 #include <mpi.h>
+#if defined(OPEN_MPI)
+#include <mpi-ext.h>
+#endif
 
 #include <algorithm>
 #include <chrono>
@@ -82,6 +87,39 @@ const std::vector<std::string> kCollectives = {"bcast", "scatter", "scatterv", "
 const std::vector<std::string> kChoices = {"bcast",  "scatter", "scatterv",
                                            "gather", "gatherv", "comm_cycle"};
 
+#if MPI_VERSION >= 4
+#define PERSISTENT(name) MPI_##name
+#elif defined(OPEN_MPI) && defined(OMPI_HAVE_MPI_EXT_PCOLLREQ)
+#define PERSISTENT(name) MPIX_##name
+#endif
+
+// The persistent request of `coll` on the given buffers, rooted at 0 on MPI_COMM_WORLD.
+MPI_Request make_persistent(const std::string& coll, char* send, char* recv, int n,
+                            const std::vector<int>& counts, const std::vector<int>& displs,
+                            int own) {
+  MPI_Request request = MPI_REQUEST_NULL;
+#if defined(PERSISTENT)
+  const MPI_Comm world = MPI_COMM_WORLD;
+  const MPI_Info info = MPI_INFO_NULL;
+  if (coll == "bcast") {
+    PERSISTENT(Bcast_init)(send, n, MPI_CHAR, 0, world, info, &request);
+  } else if (coll == "scatter") {
+    PERSISTENT(Scatter_init)(send, n, MPI_CHAR, recv, n, MPI_CHAR, 0, world, info, &request);
+  } else if (coll == "scatterv") {
+    PERSISTENT(Scatterv_init)
+    (send, counts.data(), displs.data(), MPI_CHAR, recv, own, MPI_CHAR, 0, world, info, &request);
+  } else if (coll == "gather") {
+    PERSISTENT(Gather_init)(send, n, MPI_CHAR, recv, n, MPI_CHAR, 0, world, info, &request);
+  } else if (coll == "gatherv") {
+    PERSISTENT(Gatherv_init)
+    (send, own, MPI_CHAR, recv, counts.data(), displs.data(), MPI_CHAR, 0, world, info, &request);
+  }
+#else
+  (void)coll, (void)send, (void)recv, (void)n, (void)counts, (void)displs, (void)own;
+#endif
+  return request;
+}
+
 struct Config {
   std::vector<std::string> colls = kCollectives;
   std::uint64_t min_bytes = 1, max_bytes = 16 << 20;
@@ -91,6 +129,7 @@ struct Config {
   bool per_size = false;
   bool uneven = false;
   bool nonblocking = false;
+  bool persistent = false;
   double compute_us = 0;
   bool idle = false;
   double root_delay_us = 0, others_delay_us = 0;
@@ -123,8 +162,11 @@ void parse_arguments(int argc, char** argv, int rank, Config& cfg) {
   app.add_flag("--uneven", cfg.uneven, "scatterv and gatherv: odd ranks one byte more");
   app.add_flag("--nonblocking", cfg.nonblocking,
                "the non-blocking forms (MPI_Ibcast, ...), each followed by MPI_Wait");
-  app.add_option("--compute-us", cfg.compute_us,
-                 "with --nonblocking: busy-wait this long between the start and MPI_Wait")
+  app.add_flag("--persistent", cfg.persistent,
+               "persistent requests (MPI_Bcast_init, ...), each call MPI_Start and MPI_Wait");
+  app.add_option(
+         "--compute-us", cfg.compute_us,
+         "with --nonblocking or --persistent: busy-wait this long between the start and MPI_Wait")
       ->check(CLI::NonNegativeNumber);
   app.add_flag("--idle", cfg.idle,
                "with --compute-us: the computation sleeps (I/O, a device) instead of spinning");
@@ -143,8 +185,16 @@ void parse_arguments(int argc, char** argv, int rank, Config& cfg) {
                                                     std::to_string(cfg.max_bytes));
     if (cfg.max_bytes > (std::uint64_t{1} << 30))
       throw CLI::ValidationError("--max-bytes", "at most 1G (an int count per rank)");
-    if (cfg.compute_us > 0 && !cfg.nonblocking)
-      throw CLI::ValidationError("--compute-us", "needs --nonblocking");
+    if (cfg.compute_us > 0 && !cfg.nonblocking && !cfg.persistent)
+      throw CLI::ValidationError("--compute-us", "needs --nonblocking or --persistent");
+    if (cfg.nonblocking && cfg.persistent)
+      throw CLI::ValidationError("--persistent", "excludes --nonblocking");
+    if (cfg.persistent && std::ranges::find(cfg.colls, "comm_cycle") != cfg.colls.end())
+      throw CLI::ValidationError("--persistent", "has no comm_cycle form");
+#if !defined(PERSISTENT)
+    if (cfg.persistent)
+      throw CLI::ValidationError("--persistent", "this MPI has no persistent collectives");
+#endif
     if (cfg.idle && cfg.compute_us <= 0) throw CLI::ValidationError("--idle", "needs --compute-us");
   } catch (const CLI::CallForHelp&) {
     if (rank == 0) std::fputs(app.help().c_str(), stdout);
@@ -236,6 +286,10 @@ int main(int argc, char** argv) {
         cs = own_send.data();
         cr = own_recv.data();
       }
+      MPI_Request persistent = MPI_REQUEST_NULL;
+      if (cfg.persistent) {
+        persistent = make_persistent(coll, cs, cr, n, counts, displs, own);
+      }
       for (int it = -warmup; it < iters; ++it) {
         if (bytes > 0) cs[0] = static_cast<char>(it);  // new content every iteration
         MPI_Barrier(MPI_COMM_WORLD);
@@ -244,8 +298,12 @@ int main(int argc, char** argv) {
         // Inside the timed region, next to the call: take ratios from runs without the timeline.
         const double start_us = with_timeline ? mpi_bench::Timeline::now_us() : 0;
         MPI_Request request = MPI_REQUEST_NULL;
-        MPI_Request* const started = cfg.nonblocking ? &request : nullptr;
-        if (coll == "bcast") {
+        MPI_Request* const started = cfg.nonblocking  ? &request
+                                     : cfg.persistent ? &persistent
+                                                      : nullptr;
+        if (cfg.persistent) {
+          MPI_Start(&persistent);
+        } else if (coll == "bcast") {
           started ? MPI_Ibcast(cs, n, MPI_CHAR, 0, MPI_COMM_WORLD, started)
                   : MPI_Bcast(cs, n, MPI_CHAR, 0, MPI_COMM_WORLD);
         } else if (coll == "comm_cycle") {
@@ -282,6 +340,7 @@ int main(int argc, char** argv) {
         const double t1 = MPI_Wtime();
         if (it >= 0) total += t1 - t0;
       }
+      if (persistent != MPI_REQUEST_NULL) MPI_Request_free(&persistent);
       if (with_timeline) timeline.report(coll.c_str(), bytes, rank, size, 0);
       const double mean_us = total / iters * 1e6;
       if (std::getenv("MPI_BENCH_PER_RANK"))
