@@ -7,19 +7,9 @@
 //   which the plugin's requests progress), MPI_COMM_FREE and MPI_FINALIZE, converts Fortran's
 //   handles, statuses and its MPI_IN_PLACE and MPI_BOTTOM sentinels (the addresses of common
 //   blocks), and calls its own C functions, which serve and count the call.
-// - MPICH's Fortran layer calls MPI_* for the collectives in all three interfaces, but
-//   PMPI_Finalize from `use mpi_f08`: the plugin defines that one entry point.
+// MPICH's Fortran layer calls MPI_* for the collectives; what its `use mpi_f08` layer calls
+// directly is in fortran_mpich.cpp.
 #include <mpi.h>
-
-#if defined(MPICH)
-
-// MPI_Finalize(ierror) of `use mpi_f08`: its optional ierror is null when left out.
-extern "C" void mpi_finalize_f08_(MPI_Fint* ierror) {
-  const int rc = MPI_Finalize();
-  if (ierror != nullptr) *ierror = static_cast<MPI_Fint>(rc);
-}
-
-#endif  // MPICH
 
 #if defined(OPEN_MPI)
 
