@@ -33,9 +33,7 @@ const Ignored& ignored() {
   return s;
 }
 MPI_Status* status(MPI_Status* s) { return s == ignored().status ? MPI_STATUS_IGNORE : s; }
-MPI_Status* statuses(MPI_Status* s) {
-  return s == ignored().statuses ? MPI_STATUSES_IGNORE : s;
-}
+MPI_Status* statuses(MPI_Status* s) { return s == ignored().statuses ? MPI_STATUSES_IGNORE : s; }
 
 void set(MPI_Fint* ierror, int rc) {
   if (ierror != nullptr) *ierror = static_cast<MPI_Fint>(rc);
@@ -77,8 +75,8 @@ void mpi_waitall_f08_(const MPI_Fint* count, MPI_Request* requests, MPI_Status* 
   set(ierror, MPI_Waitall(*count, requests, statuses(s)));
 }
 
-void mpi_waitany_f08_(const MPI_Fint* count, MPI_Request* requests, MPI_Fint* index,
-                      MPI_Status* s, MPI_Fint* ierror) {
+void mpi_waitany_f08_(const MPI_Fint* count, MPI_Request* requests, MPI_Fint* index, MPI_Status* s,
+                      MPI_Fint* ierror) {
   set(ierror, MPI_Waitany(*count, requests, index, status(s)));
 }
 
@@ -93,15 +91,15 @@ void mpi_test_f08_(MPI_Request* request, MPI_Fint* flag, MPI_Status* s, MPI_Fint
   *flag = logical(c_flag);
 }
 
-void mpi_testall_f08_(const MPI_Fint* count, MPI_Request* requests, MPI_Fint* flag,
-                      MPI_Status* s, MPI_Fint* ierror) {
+void mpi_testall_f08_(const MPI_Fint* count, MPI_Request* requests, MPI_Fint* flag, MPI_Status* s,
+                      MPI_Fint* ierror) {
   int c_flag = 0;
   set(ierror, MPI_Testall(*count, requests, &c_flag, statuses(s)));
   *flag = logical(c_flag);
 }
 
-void mpi_testany_f08_(const MPI_Fint* count, MPI_Request* requests, MPI_Fint* index,
-                      MPI_Fint* flag, MPI_Status* s, MPI_Fint* ierror) {
+void mpi_testany_f08_(const MPI_Fint* count, MPI_Request* requests, MPI_Fint* index, MPI_Fint* flag,
+                      MPI_Status* s, MPI_Fint* ierror) {
   int c_flag = 0;
   set(ierror, MPI_Testany(*count, requests, index, &c_flag, status(s)));
   *flag = logical(c_flag);
