@@ -89,13 +89,6 @@ program collectives
 
 contains
 
-  subroutine expect(ok, what)
-    logical, intent(in) :: ok
-    character(*), intent(in) :: what
-    if (.not. ok) then
-      failures = failures + 1
-      print '(a, i0, 2a)', '[rank ', rank, '] FAILED: ', what
-    end if
-  end subroutine expect
+#include "expect.inc"
 
 end program collectives
