@@ -1,88 +1,62 @@
-// MPI_Gather, MPI_Igather and MPI_Gather_init through shmcoll. Root only: recvbuf, recvcount,
-// recvtype. With MPI_IN_PLACE at the root, sendcount and sendtype are not looked at.
-#include <climits>
-
-#include "mpi/call_buffers.hpp"
-#include "mpi/persistent.hpp"
-#include "mpi/requests.hpp"
-#include "mpi/serve.hpp"
+// MPI_Gather, MPI_Igather and MPI_Gather_init through shmcoll, and their large-count forms
+// where the MPI has them (forms.hpp). Root only: recvbuf, recvcount, recvtype. With
+// MPI_IN_PLACE at the root, sendcount and sendtype are not looked at.
+#include "mpi/forms.hpp"
 
 namespace shmcoll::mpi {
 namespace {
 
-struct Args {
-  const void* sendbuf;
-  int sendcount;
-  MPI_Datatype sendtype;
-  void* recvbuf;
-  int recvcount;
-  MPI_Datatype recvtype;
-  int root;
-  MPI_Comm comm;
-};
+struct Gather : RootedArgs {
+  static constexpr Coll kColl = Coll::kGather;
+  using RootBuffers = SendRecvBuffers;
+  using OtherBuffers = SendBuffer;
 
-// The root's and the others' parts: each converts the buffers and calls `run(...)` with
-// Team::gather's (or igather's) arguments.
-template <class Run>
-int gather_root(SendRecvBuffers& b, int ranks, const Args& a, Run&& run) {
-  const long long all = static_cast<long long>(a.recvcount) * ranks;
-  if (int rc = b.recv.init(a.recvbuf,
-                           all > INT_MAX || a.recvcount < 0 ? a.recvcount : static_cast<int>(all),
-                           a.recvtype);
-      rc != MPI_SUCCESS) {
-    return rc;
+  bool check(int rank, int size, LocalError& error) const {
+    return check_rooted(false, rank, size, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                        recvtype, root, error);
   }
-  const Count per_rank = a.recvcount < 0 ? a.recvcount : b.recv.count() / ranks;
-  if (a.sendbuf == MPI_IN_PLACE) {
-    // A packed receive buffer must carry the root's block too, or unpacking would overwrite it
-    // with nothing.
-    if (int rc = b.recv.preload(a.root * a.recvcount, a.recvcount, a.comm); rc != MPI_SUCCESS)
+  bool moves_nothing(int rank) const {
+    return uniform_moves_nothing(rank, root, recvcount, sendcount);
+  }
+  template <class Run>
+  int root_part(SendRecvBuffers& b, int ranks, Run&& run) const {
+    if (int rc = b.recv.init(recvbuf, recvcount < 0 ? recvcount : recvcount * ranks, recvtype);
+        rc != MPI_SUCCESS) {
       return rc;
-    run(in_place, b.recv.data(), per_rank, b.recv.element(), a.root);
+    }
+    const Count per_rank = recvcount < 0 ? recvcount : b.recv.count() / ranks;
+    if (sendbuf == MPI_IN_PLACE) {
+      // A packed receive buffer must carry the root's block too, or unpacking would overwrite
+      // it with nothing.
+      if (int rc = b.recv.preload(root * recvcount, recvcount, comm); rc != MPI_SUCCESS) return rc;
+      run(in_place, b.recv.data(), per_rank, b.recv.element(), root);
+      return MPI_SUCCESS;
+    }
+    if (int rc = b.send.init(sendbuf, sendcount, sendtype, comm); rc != MPI_SUCCESS) return rc;
+    run(b.send.data(), b.send.count(), b.send.element(), b.recv.data(), per_rank, b.recv.element(),
+        root);
     return MPI_SUCCESS;
   }
-  if (int rc = b.send.init(a.sendbuf, a.sendcount, a.sendtype, a.comm); rc != MPI_SUCCESS)
-    return rc;
-  run(b.send.data(), b.send.count(), b.send.element(), b.recv.data(), per_rank, b.recv.element(),
-      a.root);
-  return MPI_SUCCESS;
-}
-template <class Run>
-int gather_other(SendBuffer& b, const Args& a, Run&& run) {
-  if (int rc = b.send.init(a.sendbuf, a.sendcount, a.sendtype, a.comm); rc != MPI_SUCCESS)
-    return rc;
-  run(b.send.data(), b.send.count(), b.send.element(), nullptr, Count{0}, kByte, a.root);
-  return MPI_SUCCESS;
-}
-
-auto check_args(const Args& a) {
-  return [&a](int rank, int size, LocalError& error) {
-    return check_rooted(false, rank, size, a.sendbuf, a.sendcount, a.sendtype, a.recvbuf,
-                        a.recvcount, a.recvtype, a.root, error);
-  };
-}
-auto moves_nothing(const Args& a) {
-  return [&a](int rank) { return uniform_moves_nothing(rank, a.root, a.recvcount, a.sendcount); };
-}
+  template <class Run>
+  int other_part(SendBuffer& b, Run&& run) const {
+    if (int rc = b.send.init(sendbuf, sendcount, sendtype, comm); rc != MPI_SUCCESS) return rc;
+    run(b.send.data(), b.send.count(), b.send.element(), nullptr, Count{0}, kByte, root);
+    return MPI_SUCCESS;
+  }
+  static void run(Team& team, auto... args) { team.gather(args...); }
+  static Request start(Team& team, auto... args) { return team.igather(args...); }
+};
 
 }  // namespace
 }  // namespace shmcoll::mpi
 
+using namespace shmcoll::mpi;
+
 extern "C" int MPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                           int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
-  using namespace shmcoll::mpi;
-  const Args a{sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm};
-  return serve(
-      "MPI_Gather", Coll::kGather, comm, check_args(a), moves_nothing(a),
-      [&](shmcoll::Team& team) {
-        auto run = [&](auto... args) { team.gather(args...); };
-        if (team.rank() == root) {
-          return run_call<SendRecvBuffers>(
-              comm, [&](SendRecvBuffers& b) { return gather_root(b, team.size(), a, run); });
-        }
-        return run_call<SendBuffer>(comm, [&](SendBuffer& b) { return gather_other(b, a, run); });
-      },
-      [&] {
+  return blocking_form(
+      "MPI_Gather",
+      Gather{{sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm}}, [&] {
         return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
       });
 }
@@ -90,22 +64,13 @@ extern "C" int MPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendt
 extern "C" int MPI_Igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                            int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
                            MPI_Request* request) {
-  using namespace shmcoll::mpi;
-  const Args a{sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm};
-  return serve(
-      "MPI_Igather", Coll::kGather, comm, check_args(a), moves_nothing(a),
-      [&](shmcoll::Team& team) {
-        return start_collective<SendRecvBuffers, SendBuffer>(
-            "MPI_Igather", Coll::kGather, comm, request, team, root,
-            [](shmcoll::Team& t, auto... args) { return t.igather(args...); },
-            [&](SendRecvBuffers& b, auto run) { return gather_root(b, team.size(), a, run); },
-            [&](SendBuffer& b, auto run) { return gather_other(b, a, run); });
-      },
+  return nonblocking_form(
+      "MPI_Igather",
+      Gather{{sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm}}, request,
       [&] {
         return PMPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
                             request);
-      },
-      [&] { return completed_request(request); });
+      });
 }
 
 #if defined(SHMCOLL_PERSISTENT)
@@ -113,23 +78,49 @@ extern "C" int SHMCOLL_PERSISTENT(Gather_init)(const void* sendbuf, int sendcoun
                                                MPI_Datatype sendtype, void* recvbuf, int recvcount,
                                                MPI_Datatype recvtype, int root, MPI_Comm comm,
                                                MPI_Info info, MPI_Request* request) {
-  using namespace shmcoll::mpi;
-  constexpr const char* kFunction = SHMCOLL_PERSISTENT_NAME(Gather_init);
-  const Args a{sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm};
-  return serve(
-      kFunction, Coll::kGather, comm, check_args(a), moves_nothing(a),
-      [&](shmcoll::Team& team) {
-        const int ranks = team.size();
-        return init_collective<SendRecvBuffers, SendBuffer>(
-            kFunction, Coll::kGather, comm, request, team, root,
-            [](shmcoll::Team& t, auto... args) { return t.igather(args...); },
-            [=](SendRecvBuffers& b, auto run) { return gather_root(b, ranks, a, run); },
-            [=](SendBuffer& b, auto run) { return gather_other(b, a, run); });
-      },
+  return persistent_form(
+      SHMCOLL_PERSISTENT_NAME(Gather_init),
+      Gather{{sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm}}, request,
       [&] {
         return SHMCOLL_PMPI_PERSISTENT(Gather_init)(sendbuf, sendcount, sendtype, recvbuf,
                                                     recvcount, recvtype, root, comm, info, request);
-      },
-      [&] { return empty_persistent(kFunction, Coll::kGather, comm, request); });
+      });
+}
+#endif
+
+#if MPI_VERSION >= 4
+extern "C" int MPI_Gather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                            void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
+                            MPI_Comm comm) {
+  return blocking_form(
+      "MPI_Gather_c",
+      Gather{{sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm}}, [&] {
+        return PMPI_Gather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
+                             comm);
+      });
+}
+
+extern "C" int MPI_Igather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                             void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
+                             MPI_Comm comm, MPI_Request* request) {
+  return nonblocking_form(
+      "MPI_Igather_c",
+      Gather{{sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm}}, request,
+      [&] {
+        return PMPI_Igather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
+                              comm, request);
+      });
+}
+
+extern "C" int MPI_Gather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                 void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                                 int root, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  return persistent_form(
+      "MPI_Gather_init_c",
+      Gather{{sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm}}, request,
+      [&] {
+        return PMPI_Gather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
+                                  comm, info, request);
+      });
 }
 #endif

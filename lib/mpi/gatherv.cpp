@@ -1,110 +1,86 @@
-// MPI_Gatherv, MPI_Igatherv and MPI_Gatherv_init through shmcoll. Root only: recvbuf, recvcounts,
-// displs, recvtype.
-#include "mpi/call_buffers.hpp"
-#include "mpi/persistent.hpp"
-#include "mpi/requests.hpp"
-#include "mpi/serve.hpp"
+// MPI_Gatherv, MPI_Igatherv and MPI_Gatherv_init through shmcoll, and their large-count forms
+// where the MPI has them (forms.hpp). Root only: recvbuf, recvcounts, displs, recvtype.
+#include "mpi/forms.hpp"
 
 namespace shmcoll::mpi {
 namespace {
 
-struct Args {
+// C and D: the counts' and displacements' types (int; MPI_Count and MPI_Aint).
+template <class C, class D>
+struct Gatherv {
+  static constexpr Coll kColl = Coll::kGatherv;
+  using RootBuffers = GathervRootBuffers;
+  using OtherBuffers = SendBuffer;
   const void* sendbuf;
-  int sendcount;
+  MPI_Count sendcount;
   MPI_Datatype sendtype;
   void* recvbuf;
-  const int* recvcounts;
-  const int* displs;
+  const C* recvcounts;
+  const D* displs;
   MPI_Datatype recvtype;
   int root;
   MPI_Comm comm;
-};
 
-// The root's and the others' parts: each converts the buffers and calls `run(...)` with
-// Team::gatherv's (or igatherv's) arguments.
-template <class Run>
-int gatherv_root(GathervRootBuffers& b, int ranks, const Args& a, Run&& run) {
-  if (int rc = b.blocks.init_recv(a.recvbuf, a.recvcounts, a.displs, a.recvtype, ranks);
-      rc != MPI_SUCCESS) {
-    return rc;
+  bool check(int rank, int size, LocalError& error) const {
+    return check_gatherv(rank, size, sendbuf, sendcount, sendtype, recvbuf, recvcounts, recvtype,
+                         root, error);
   }
-  if (a.sendbuf == MPI_IN_PLACE) {
-    if (int rc = b.blocks.preload(a.root, a.comm); rc != MPI_SUCCESS) return rc;
-    run(in_place, b.blocks.data(), b.blocks.counts(), b.blocks.displs(), b.blocks.element(),
-        a.root);
+  bool moves_nothing(int) const { return false; }  // see uniform_moves_nothing (serve.hpp)
+  template <class Run>
+  int root_part(GathervRootBuffers& b, int ranks, Run&& run) const {
+    if (int rc = b.blocks.init_recv(recvbuf, recvcounts, displs, recvtype, ranks);
+        rc != MPI_SUCCESS) {
+      return rc;
+    }
+    if (sendbuf == MPI_IN_PLACE) {
+      if (int rc = b.blocks.preload(root, comm); rc != MPI_SUCCESS) return rc;
+      run(in_place, b.blocks.data(), b.blocks.counts(), b.blocks.displs(), b.blocks.element(),
+          root);
+      return MPI_SUCCESS;
+    }
+    if (int rc = b.send.init(sendbuf, sendcount, sendtype, comm); rc != MPI_SUCCESS) return rc;
+    run(b.send.data(), b.send.count(), b.send.element(), b.blocks.data(), b.blocks.counts(),
+        b.blocks.displs(), b.blocks.element(), root);
     return MPI_SUCCESS;
   }
-  if (int rc = b.send.init(a.sendbuf, a.sendcount, a.sendtype, a.comm); rc != MPI_SUCCESS)
-    return rc;
-  run(b.send.data(), b.send.count(), b.send.element(), b.blocks.data(), b.blocks.counts(),
-      b.blocks.displs(), b.blocks.element(), a.root);
-  return MPI_SUCCESS;
-}
-template <class Run>
-int gatherv_other(SendBuffer& b, const Args& a, Run&& run) {
-  if (int rc = b.send.init(a.sendbuf, a.sendcount, a.sendtype, a.comm); rc != MPI_SUCCESS)
-    return rc;
-  run(b.send.data(), b.send.count(), b.send.element(), nullptr, std::span<const Count>{},
-      std::span<const Count>{}, kByte, a.root);
-  return MPI_SUCCESS;
-}
-
-// The blocking root's part, out of line: its views of the blocks (VBlocks) made the frame that
-// every sender's call entered too, and a sender's call through the plugin spent 37
-// instructions entering it.
-[[gnu::noinline]] int gatherv_at_root(Team& team, const Args& a) {
-  return run_call<GathervRootBuffers>(a.comm, [&](GathervRootBuffers& b) {
-    return gatherv_root(b, team.size(), a, [&](auto... args) { team.gatherv(args...); });
-  });
-}
-
-auto check_args(const Args& a) {
-  return [&a](int rank, int size, LocalError& error) {
-    return check_gatherv(rank, size, a.sendbuf, a.sendcount, a.sendtype, a.recvbuf, a.recvcounts,
-                         a.recvtype, a.root, error);
-  };
-}
+  template <class Run>
+  int other_part(SendBuffer& b, Run&& run) const {
+    if (int rc = b.send.init(sendbuf, sendcount, sendtype, comm); rc != MPI_SUCCESS) return rc;
+    run(b.send.data(), b.send.count(), b.send.element(), nullptr, std::span<const Count>{},
+        std::span<const Count>{}, kByte, root);
+    return MPI_SUCCESS;
+  }
+  static void run(Team& team, auto... args) { team.gatherv(args...); }
+  static Request start(Team& team, auto... args) { return team.igatherv(args...); }
+};
 
 }  // namespace
 }  // namespace shmcoll::mpi
 
+using namespace shmcoll::mpi;
+
 extern "C" int MPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                            const int recvcounts[], const int displs[], MPI_Datatype recvtype,
                            int root, MPI_Comm comm) {
-  using namespace shmcoll::mpi;
-  const Args a{sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm};
-  return serve(
-      "MPI_Gatherv", Coll::kGatherv, comm, check_args(a), never_empty,
-      [&](shmcoll::Team& team) {
-        if (team.rank() == root) return gatherv_at_root(team, a);
-        return run_call<SendBuffer>(comm, [&](SendBuffer& b) {
-          return gatherv_other(b, a, [&](auto... args) { team.gatherv(args...); });
-        });
-      },
-      [&] {
-        return PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
-                            root, comm);
-      });
+  return blocking_form("MPI_Gatherv",
+                       Gatherv<int, int>{sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+                                         recvtype, root, comm},
+                       [&] {
+                         return PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts,
+                                             displs, recvtype, root, comm);
+                       });
 }
 
 extern "C" int MPI_Igatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                             void* recvbuf, const int recvcounts[], const int displs[],
                             MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
-  using namespace shmcoll::mpi;
-  const Args a{sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm};
-  return serve(
-      "MPI_Igatherv", Coll::kGatherv, comm, check_args(a), never_empty,
-      [&](shmcoll::Team& team) {
-        return start_collective<GathervRootBuffers, SendBuffer>(
-            "MPI_Igatherv", Coll::kGatherv, comm, request, team, root,
-            [](shmcoll::Team& t, auto... args) { return t.igatherv(args...); },
-            [&](GathervRootBuffers& b, auto run) { return gatherv_root(b, team.size(), a, run); },
-            [&](SendBuffer& b, auto run) { return gatherv_other(b, a, run); });
-      },
-      [&] {
-        return PMPI_Igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
-                             root, comm, request);
-      });
+  return nonblocking_form("MPI_Igatherv",
+                          Gatherv<int, int>{sendbuf, sendcount, sendtype, recvbuf, recvcounts,
+                                            displs, recvtype, root, comm},
+                          request, [&] {
+                            return PMPI_Igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts,
+                                                 displs, recvtype, root, comm, request);
+                          });
 }
 
 #if defined(SHMCOLL_PERSISTENT)
@@ -113,23 +89,55 @@ extern "C" int SHMCOLL_PERSISTENT(Gatherv_init)(const void* sendbuf, int sendcou
                                                 const int recvcounts[], const int displs[],
                                                 MPI_Datatype recvtype, int root, MPI_Comm comm,
                                                 MPI_Info info, MPI_Request* request) {
-  using namespace shmcoll::mpi;
-  constexpr const char* kFunction = SHMCOLL_PERSISTENT_NAME(Gatherv_init);
-  const Args a{sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm};
-  return serve(
-      kFunction, Coll::kGatherv, comm, check_args(a), never_empty,
-      [&](shmcoll::Team& team) {
-        const int ranks = team.size();
-        return init_collective<GathervRootBuffers, SendBuffer>(
-            kFunction, Coll::kGatherv, comm, request, team, root,
-            [](shmcoll::Team& t, auto... args) { return t.igatherv(args...); },
-            [=](GathervRootBuffers& b, auto run) { return gatherv_root(b, ranks, a, run); },
-            [=](SendBuffer& b, auto run) { return gatherv_other(b, a, run); });
-      },
+  return persistent_form(SHMCOLL_PERSISTENT_NAME(Gatherv_init),
+                         Gatherv<int, int>{sendbuf, sendcount, sendtype, recvbuf, recvcounts,
+                                           displs, recvtype, root, comm},
+                         request, [&] {
+                           return SHMCOLL_PMPI_PERSISTENT(Gatherv_init)(
+                               sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
+                               root, comm, info, request);
+                         });
+}
+#endif
+
+#if MPI_VERSION >= 4
+using LargeGatherv = Gatherv<MPI_Count, MPI_Aint>;
+
+extern "C" int MPI_Gatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                             void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
+                             MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  return blocking_form(
+      "MPI_Gatherv_c",
+      LargeGatherv{sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm},
       [&] {
-        return SHMCOLL_PMPI_PERSISTENT(Gatherv_init)(sendbuf, sendcount, sendtype, recvbuf,
-                                                     recvcounts, displs, recvtype, root, comm, info,
-                                                     request);
+        return PMPI_Gatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
+                              root, comm);
+      });
+}
+
+extern "C" int MPI_Igatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                              void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
+                              MPI_Datatype recvtype, int root, MPI_Comm comm,
+                              MPI_Request* request) {
+  return nonblocking_form(
+      "MPI_Igatherv_c",
+      LargeGatherv{sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm},
+      request, [&] {
+        return PMPI_Igatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
+                               root, comm, request);
+      });
+}
+
+extern "C" int MPI_Gatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                  void* recvbuf, const MPI_Count recvcounts[],
+                                  const MPI_Aint displs[], MPI_Datatype recvtype, int root,
+                                  MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  return persistent_form(
+      "MPI_Gatherv_init_c",
+      LargeGatherv{sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm},
+      request, [&] {
+        return PMPI_Gatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+                                   recvtype, root, comm, info, request);
       });
 }
 #endif

@@ -16,7 +16,7 @@ bool Checker::root_out_of_range() {
                                 std::to_string(size_) + ")");
 }
 
-bool Checker::bad_side(const char* buffer_name, const char* count_name, int count,
+bool Checker::bad_side(const char* buffer_name, const char* count_name, MPI_Count count,
                        const char* type_name, MPI_Datatype type) {
   if (count < 0)
     return fail(MPI_ERR_COUNT,
@@ -35,13 +35,11 @@ bool Checker::bad_side(const char* buffer_name, const char* count_name, int coun
                                   std::to_string(count) + " elements must go there");
 }
 
-bool Checker::bad_counts(const char* counts_name, const int counts[], const char* type_name) {
-  if (counts == nullptr) return fail(MPI_ERR_COUNT, std::string(counts_name) + " is NULL");
-  for (int r = 0; r < size_; ++r) {
-    if (counts[r] < 0)
-      return fail(MPI_ERR_COUNT, std::string(counts_name) + "[" + std::to_string(r) +
-                                     "] = " + std::to_string(counts[r]) + " is negative");
-  }
+bool Checker::bad_counts(const char* counts_name, BadCount bad, const char* type_name) {
+  if (bad.rank == -2) return fail(MPI_ERR_COUNT, std::string(counts_name) + " is NULL");
+  if (bad.rank >= 0)
+    return fail(MPI_ERR_COUNT, std::string(counts_name) + "[" + std::to_string(bad.rank) +
+                                   "] = " + std::to_string(bad.value) + " is negative");
   return fail(MPI_ERR_TYPE, std::string(type_name) + " is MPI_DATATYPE_NULL");
 }
 

@@ -37,20 +37,20 @@ class Checker {
     return root_out_of_range();
   }
   // A buffer of `count` elements of `type` that this rank uses.
-  bool side(const char* buffer_name, const void* buffer, const char* count_name, int count,
+  bool side(const char* buffer_name, const void* buffer, const char* count_name, MPI_Count count,
             const char* type_name, MPI_Datatype type) {
     if (count >= 0 && type != MPI_DATATYPE_NULL && (buffer != nullptr || count == 0)) [[likely]]
       return true;
     return bad_side(buffer_name, count_name, count, type_name, type);
   }
-  // The counts of a v-form's root, one per rank.
-  bool counts(const char* counts_name, const int counts[], const char* type_name,
-              MPI_Datatype type) {
+  // The counts of a v-form's root, one per rank (int, or MPI_Count in the large-count forms).
+  template <class C>
+  bool counts(const char* counts_name, const C counts[], const char* type_name, MPI_Datatype type) {
     bool ok = counts != nullptr && type != MPI_DATATYPE_NULL;
     for (int r = 0; ok && r < size_; ++r) ok = counts[r] >= 0;
     if (ok) [[likely]]
       return true;
-    return bad_counts(counts_name, counts, type_name);
+    return bad_counts(counts_name, first_bad(counts), type_name);
   }
   // MPI_IN_PLACE passed where MPI allows it only at the root.
   bool not_in_place(const char* buffer_name, const void* buffer) {
@@ -71,10 +71,23 @@ class Checker {
   // may find a null buffer valid (MPI_BOTTOM with a derived datatype).
   [[gnu::cold]] bool fail(int mpi_class, const std::string& what);
   [[gnu::cold]] bool root_out_of_range();
-  [[gnu::cold]] bool bad_side(const char* buffer_name, const char* count_name, int count,
+  [[gnu::cold]] bool bad_side(const char* buffer_name, const char* count_name, MPI_Count count,
                               const char* type_name, MPI_Datatype type);
-  // Counts that passed have a null datatype.
-  [[gnu::cold]] bool bad_counts(const char* counts_name, const int counts[], const char* type_name);
+  // The first negative count (its rank and value), none (rank -1: the datatype is null), or
+  // no array (rank -2).
+  struct BadCount {
+    int rank;
+    MPI_Count value;
+  };
+  template <class C>
+  BadCount first_bad(const C counts[]) const {
+    if (counts == nullptr) return {-2, 0};
+    for (int r = 0; r < size_; ++r) {
+      if (counts[r] < 0) return {r, counts[r]};
+    }
+    return {-1, 0};
+  }
+  [[gnu::cold]] bool bad_counts(const char* counts_name, BadCount bad, const char* type_name);
   [[gnu::cold]] bool in_place_off_root(const char* buffer_name);
   [[gnu::cold]] bool aliased(const void* buffer, const char* in_place_buffer);
 
@@ -82,16 +95,16 @@ class Checker {
   LocalError& error_;
 };
 
-inline bool check_bcast(int rank, int size, const void* buffer, int count, MPI_Datatype type,
+inline bool check_bcast(int rank, int size, const void* buffer, MPI_Count count, MPI_Datatype type,
                         int root, LocalError& error) {
   Checker c(rank, size, root, error);
   return c.root() && c.side("buffer", buffer, "count", count, "datatype", type);
 }
 
 // scatter (root_sends) and gather: the root's whole buffer and every rank's own block.
-inline bool check_rooted(bool root_sends, int rank, int size, const void* sendbuf, int sendcount,
-                         MPI_Datatype sendtype, const void* recvbuf, int recvcount,
-                         MPI_Datatype recvtype, int root, LocalError& error) {
+inline bool check_rooted(bool root_sends, int rank, int size, const void* sendbuf,
+                         MPI_Count sendcount, MPI_Datatype sendtype, const void* recvbuf,
+                         MPI_Count recvcount, MPI_Datatype recvtype, int root, LocalError& error) {
   Checker c(rank, size, root, error);
   if (!c.root()) return false;
   // The rank's own block: received (scatter) or sent (gather); MPI_IN_PLACE only at the root.
@@ -109,9 +122,10 @@ inline bool check_rooted(bool root_sends, int rank, int size, const void* sendbu
          c.not_aliased(sendbuf, sendcount > 0, recvbuf, recvcount > 0, own_buffer);
 }
 
-inline bool check_scatterv(int rank, int size, const void* sendbuf, const int sendcounts[],
-                           MPI_Datatype sendtype, const void* recvbuf, int recvcount,
-                           MPI_Datatype recvtype, int root, LocalError& error) {
+template <class C>
+bool check_scatterv(int rank, int size, const void* sendbuf, const C sendcounts[],
+                    MPI_Datatype sendtype, const void* recvbuf, MPI_Count recvcount,
+                    MPI_Datatype recvtype, int root, LocalError& error) {
   Checker c(rank, size, root, error);
   if (!c.root()) return false;
   const bool in_place = recvbuf == MPI_IN_PLACE;
@@ -125,9 +139,10 @@ inline bool check_scatterv(int rank, int size, const void* sendbuf, const int se
           c.not_aliased(sendbuf, sendcounts[rank] > 0, recvbuf, recvcount > 0, "recvbuf"));
 }
 
-inline bool check_gatherv(int rank, int size, const void* sendbuf, int sendcount,
-                          MPI_Datatype sendtype, const void* recvbuf, const int recvcounts[],
-                          MPI_Datatype recvtype, int root, LocalError& error) {
+template <class C>
+bool check_gatherv(int rank, int size, const void* sendbuf, MPI_Count sendcount,
+                   MPI_Datatype sendtype, const void* recvbuf, const C recvcounts[],
+                   MPI_Datatype recvtype, int root, LocalError& error) {
   Checker c(rank, size, root, error);
   if (!c.root()) return false;
   const bool in_place = sendbuf == MPI_IN_PLACE;

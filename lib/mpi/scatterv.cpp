@@ -1,105 +1,85 @@
-// MPI_Scatterv, MPI_Iscatterv and MPI_Scatterv_init through shmcoll. Root only: sendbuf,
-// sendcounts, displs, sendtype.
-#include "mpi/call_buffers.hpp"
-#include "mpi/persistent.hpp"
-#include "mpi/requests.hpp"
-#include "mpi/serve.hpp"
+// MPI_Scatterv, MPI_Iscatterv and MPI_Scatterv_init through shmcoll, and their large-count forms
+// where the MPI has them (forms.hpp). Root only: sendbuf, sendcounts, displs, sendtype.
+#include "mpi/forms.hpp"
 
 namespace shmcoll::mpi {
 namespace {
 
-struct Args {
+// C and D: the counts' and displacements' types (int; MPI_Count and MPI_Aint).
+template <class C, class D>
+struct Scatterv {
+  static constexpr Coll kColl = Coll::kScatterv;
+  using RootBuffers = ScattervRootBuffers;
+  using OtherBuffers = RecvBuffer;
   const void* sendbuf;
-  const int* sendcounts;
-  const int* displs;
+  const C* sendcounts;
+  const D* displs;
   MPI_Datatype sendtype;
   void* recvbuf;
-  int recvcount;
+  MPI_Count recvcount;
   MPI_Datatype recvtype;
   int root;
   MPI_Comm comm;
-};
 
-// The root's and the others' parts: each converts the buffers and calls `run(...)` with
-// Team::scatterv's (or iscatterv's) arguments.
-template <class Run>
-int scatterv_root(ScattervRootBuffers& b, int ranks, const Args& a, Run&& run) {
-  if (int rc = b.blocks.init_send(a.sendbuf, a.sendcounts, a.displs, a.sendtype, ranks, a.comm);
-      rc != MPI_SUCCESS) {
-    return rc;
+  bool check(int rank, int size, LocalError& error) const {
+    return check_scatterv(rank, size, sendbuf, sendcounts, sendtype, recvbuf, recvcount, recvtype,
+                          root, error);
   }
-  if (a.recvbuf == MPI_IN_PLACE) {
-    run(b.blocks.data(), b.blocks.counts(), b.blocks.displs(), b.blocks.element(), in_place,
-        a.root);
+  bool moves_nothing(int) const { return false; }  // see uniform_moves_nothing (serve.hpp)
+  template <class Run>
+  int root_part(ScattervRootBuffers& b, int ranks, Run&& run) const {
+    if (int rc = b.blocks.init_send(sendbuf, sendcounts, displs, sendtype, ranks, comm);
+        rc != MPI_SUCCESS) {
+      return rc;
+    }
+    if (recvbuf == MPI_IN_PLACE) {
+      run(b.blocks.data(), b.blocks.counts(), b.blocks.displs(), b.blocks.element(), in_place,
+          root);
+      return MPI_SUCCESS;
+    }
+    if (int rc = b.recv.init(recvbuf, recvcount, recvtype); rc != MPI_SUCCESS) return rc;
+    run(b.blocks.data(), b.blocks.counts(), b.blocks.displs(), b.blocks.element(), b.recv.data(),
+        b.recv.count(), b.recv.element(), root);
     return MPI_SUCCESS;
   }
-  if (int rc = b.recv.init(a.recvbuf, a.recvcount, a.recvtype); rc != MPI_SUCCESS) return rc;
-  run(b.blocks.data(), b.blocks.counts(), b.blocks.displs(), b.blocks.element(), b.recv.data(),
-      b.recv.count(), b.recv.element(), a.root);
-  return MPI_SUCCESS;
-}
-template <class Run>
-int scatterv_other(RecvBuffer& b, const Args& a, Run&& run) {
-  if (int rc = b.recv.init(a.recvbuf, a.recvcount, a.recvtype); rc != MPI_SUCCESS) return rc;
-  run(nullptr, std::span<const Count>{}, std::span<const Count>{}, kByte, b.recv.data(),
-      b.recv.count(), b.recv.element(), a.root);
-  return MPI_SUCCESS;
-}
-
-// The blocking root's part, out of line, as in MPI_Gatherv: its frame is not the receivers'.
-[[gnu::noinline]] int scatterv_from_root(Team& team, const Args& a) {
-  return run_call<ScattervRootBuffers>(a.comm, [&](ScattervRootBuffers& b) {
-    return scatterv_root(b, team.size(), a, [&](auto... args) { team.scatterv(args...); });
-  });
-}
-
-auto check_args(const Args& a) {
-  return [&a](int rank, int size, LocalError& error) {
-    return check_scatterv(rank, size, a.sendbuf, a.sendcounts, a.sendtype, a.recvbuf, a.recvcount,
-                          a.recvtype, a.root, error);
-  };
-}
+  template <class Run>
+  int other_part(RecvBuffer& b, Run&& run) const {
+    if (int rc = b.recv.init(recvbuf, recvcount, recvtype); rc != MPI_SUCCESS) return rc;
+    run(nullptr, std::span<const Count>{}, std::span<const Count>{}, kByte, b.recv.data(),
+        b.recv.count(), b.recv.element(), root);
+    return MPI_SUCCESS;
+  }
+  static void run(Team& team, auto... args) { team.scatterv(args...); }
+  static Request start(Team& team, auto... args) { return team.iscatterv(args...); }
+};
 
 }  // namespace
 }  // namespace shmcoll::mpi
 
+using namespace shmcoll::mpi;
+
 extern "C" int MPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[],
                             MPI_Datatype sendtype, void* recvbuf, int recvcount,
                             MPI_Datatype recvtype, int root, MPI_Comm comm) {
-  using namespace shmcoll::mpi;
-  const Args a{sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm};
-  return serve(
-      "MPI_Scatterv", Coll::kScatterv, comm, check_args(a), never_empty,
-      [&](shmcoll::Team& team) {
-        if (team.rank() == root) return scatterv_from_root(team, a);
-        return run_call<RecvBuffer>(comm, [&](RecvBuffer& b) {
-          return scatterv_other(b, a, [&](auto... args) { team.scatterv(args...); });
-        });
-      },
-      [&] {
-        return PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype,
-                             root, comm);
-      });
+  return blocking_form("MPI_Scatterv",
+                       Scatterv<int, int>{sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount,
+                                          recvtype, root, comm},
+                       [&] {
+                         return PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf,
+                                              recvcount, recvtype, root, comm);
+                       });
 }
 
 extern "C" int MPI_Iscatterv(const void* sendbuf, const int sendcounts[], const int displs[],
                              MPI_Datatype sendtype, void* recvbuf, int recvcount,
                              MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
-  using namespace shmcoll::mpi;
-  const Args a{sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm};
-  return serve(
-      "MPI_Iscatterv", Coll::kScatterv, comm, check_args(a), never_empty,
-      [&](shmcoll::Team& team) {
-        return start_collective<ScattervRootBuffers, RecvBuffer>(
-            "MPI_Iscatterv", Coll::kScatterv, comm, request, team, root,
-            [](shmcoll::Team& t, auto... args) { return t.iscatterv(args...); },
-            [&](ScattervRootBuffers& b, auto run) { return scatterv_root(b, team.size(), a, run); },
-            [&](RecvBuffer& b, auto run) { return scatterv_other(b, a, run); });
-      },
-      [&] {
-        return PMPI_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype,
-                              root, comm, request);
-      });
+  return nonblocking_form("MPI_Iscatterv",
+                          Scatterv<int, int>{sendbuf, sendcounts, displs, sendtype, recvbuf,
+                                             recvcount, recvtype, root, comm},
+                          request, [&] {
+                            return PMPI_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf,
+                                                  recvcount, recvtype, root, comm, request);
+                          });
 }
 
 #if defined(SHMCOLL_PERSISTENT)
@@ -108,23 +88,56 @@ extern "C" int SHMCOLL_PERSISTENT(Scatterv_init)(const void* sendbuf, const int 
                                                  void* recvbuf, int recvcount,
                                                  MPI_Datatype recvtype, int root, MPI_Comm comm,
                                                  MPI_Info info, MPI_Request* request) {
-  using namespace shmcoll::mpi;
-  constexpr const char* kFunction = SHMCOLL_PERSISTENT_NAME(Scatterv_init);
-  const Args a{sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm};
-  return serve(
-      kFunction, Coll::kScatterv, comm, check_args(a), never_empty,
-      [&](shmcoll::Team& team) {
-        const int ranks = team.size();
-        return init_collective<ScattervRootBuffers, RecvBuffer>(
-            kFunction, Coll::kScatterv, comm, request, team, root,
-            [](shmcoll::Team& t, auto... args) { return t.iscatterv(args...); },
-            [=](ScattervRootBuffers& b, auto run) { return scatterv_root(b, ranks, a, run); },
-            [=](RecvBuffer& b, auto run) { return scatterv_other(b, a, run); });
-      },
-      [&] {
-        return SHMCOLL_PMPI_PERSISTENT(Scatterv_init)(sendbuf, sendcounts, displs, sendtype,
-                                                      recvbuf, recvcount, recvtype, root, comm,
-                                                      info, request);
-      });
+  return persistent_form(SHMCOLL_PERSISTENT_NAME(Scatterv_init),
+                         Scatterv<int, int>{sendbuf, sendcounts, displs, sendtype, recvbuf,
+                                            recvcount, recvtype, root, comm},
+                         request, [&] {
+                           return SHMCOLL_PMPI_PERSISTENT(Scatterv_init)(
+                               sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype,
+                               root, comm, info, request);
+                         });
+}
+#endif
+
+#if MPI_VERSION >= 4
+using LargeScatterv = Scatterv<MPI_Count, MPI_Aint>;
+
+extern "C" int MPI_Scatterv_c(const void* sendbuf, const MPI_Count sendcounts[],
+                              const MPI_Aint displs[], MPI_Datatype sendtype, void* recvbuf,
+                              MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  return blocking_form("MPI_Scatterv_c",
+                       LargeScatterv{sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount,
+                                     recvtype, root, comm},
+                       [&] {
+                         return PMPI_Scatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf,
+                                                recvcount, recvtype, root, comm);
+                       });
+}
+
+extern "C" int MPI_Iscatterv_c(const void* sendbuf, const MPI_Count sendcounts[],
+                               const MPI_Aint displs[], MPI_Datatype sendtype, void* recvbuf,
+                               MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                               MPI_Request* request) {
+  return nonblocking_form("MPI_Iscatterv_c",
+                          LargeScatterv{sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount,
+                                        recvtype, root, comm},
+                          request, [&] {
+                            return PMPI_Iscatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf,
+                                                    recvcount, recvtype, root, comm, request);
+                          });
+}
+
+extern "C" int MPI_Scatterv_init_c(const void* sendbuf, const MPI_Count sendcounts[],
+                                   const MPI_Aint displs[], MPI_Datatype sendtype, void* recvbuf,
+                                   MPI_Count recvcount, MPI_Datatype recvtype, int root,
+                                   MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  return persistent_form("MPI_Scatterv_init_c",
+                         LargeScatterv{sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount,
+                                       recvtype, root, comm},
+                         request, [&] {
+                           return PMPI_Scatterv_init_c(sendbuf, sendcounts, displs, sendtype,
+                                                       recvbuf, recvcount, recvtype, root, comm,
+                                                       info, request);
+                         });
 }
 #endif

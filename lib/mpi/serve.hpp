@@ -56,9 +56,8 @@ int serve(const char* function, Coll coll, MPI_Comm comm, Check&& check, Empty&&
 // A rank whose count was not 0 runs the operation alone; the ranks' operations then no longer
 // pair up, which the next call's checks or Team::leave (when the communicator is freed) report.
 // The v-forms have no such rule: a rank's empty block says nothing of the others'.
-inline bool uniform_moves_nothing(int rank, int root, int root_count, int own_count) {
+inline bool uniform_moves_nothing(int rank, int root, MPI_Count root_count, MPI_Count own_count) {
   return (rank == root ? root_count : own_count) == 0;
 }
-inline bool never_empty(int) { return false; }
 
 }  // namespace shmcoll::mpi

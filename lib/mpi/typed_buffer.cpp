@@ -109,12 +109,41 @@ int look_up_type(MPI_Datatype type, TypeInfo& info) {
 
 namespace {
 // Bytes of `count` elements for a packing buffer; negative counts are left to shmcoll's checks.
-std::size_t packed_bytes(int count, const TypeInfo& info) {
+std::size_t packed_bytes(MPI_Count count, const TypeInfo& info) {
   return count > 0 ? static_cast<std::size_t>(count) * static_cast<std::size_t>(info.size) : 0;
+}
+
+// PMPI_Pack and PMPI_Unpack with MPI_Count sizes and positions: MPI-4's large-count forms where
+// the MPI has them; elsewhere every count fits an int (only the large-count calls pass more).
+int pack(const void* in, MPI_Count count, MPI_Datatype type, std::vector<std::byte>& out,
+         MPI_Count& position, MPI_Comm comm) {
+#if MPI_VERSION >= 4
+  return PMPI_Pack_c(in, count, type, out.data(), static_cast<MPI_Count>(out.size()), &position,
+                     comm);
+#else
+  int at = static_cast<int>(position);
+  const int rc = PMPI_Pack(in, static_cast<int>(count), type, out.data(),
+                           static_cast<int>(out.size()), &at, comm);
+  position = at;
+  return rc;
+#endif
+}
+int unpack(const std::vector<std::byte>& in, MPI_Count& position, void* out, MPI_Count count,
+           MPI_Datatype type, MPI_Comm comm) {
+#if MPI_VERSION >= 4
+  return PMPI_Unpack_c(in.data(), static_cast<MPI_Count>(in.size()), &position, out, count, type,
+                       comm);
+#else
+  int at = static_cast<int>(position);
+  const int rc = PMPI_Unpack(in.data(), static_cast<int>(in.size()), &at, out,
+                             static_cast<int>(count), type, comm);
+  position = at;
+  return rc;
+#endif
 }
 }  // namespace
 
-int SendView::init(const void* buf, int count, MPI_Datatype type, MPI_Comm comm) {
+int SendView::init(const void* buf, MPI_Count count, MPI_Datatype type, MPI_Comm comm) {
   if (int rc = type_info(type, info_); rc != MPI_SUCCESS) return rc;
   // A datatype of size 0 moves no bytes whatever the count: 0 bytes, nothing to pack.
   if (info_.contiguous || count <= 0 || info_.size == 0) {
@@ -123,18 +152,14 @@ int SendView::init(const void* buf, int count, MPI_Datatype type, MPI_Comm comm)
     return MPI_SUCCESS;
   }
   packed_.resize(packed_bytes(count, info_));
-  int position = 0;
-  if (int rc = PMPI_Pack(buf, count, type, packed_.data(), static_cast<int>(packed_.size()),
-                         &position, comm);
-      rc != MPI_SUCCESS) {
-    return rc;
-  }
+  MPI_Count position = 0;
+  if (int rc = pack(buf, count, type, packed_, position, comm); rc != MPI_SUCCESS) return rc;
   data_ = packed_.data();
   count_ = position;
   return MPI_SUCCESS;
 }
 
-int RecvView::init(void* buf, int count, MPI_Datatype type) {
+int RecvView::init(void* buf, MPI_Count count, MPI_Datatype type) {
   if (int rc = type_info(type, info_); rc != MPI_SUCCESS) return rc;
   user_ = buf;
   user_count_ = count;
@@ -150,27 +175,24 @@ int RecvView::init(void* buf, int count, MPI_Datatype type) {
   return MPI_SUCCESS;
 }
 
-int RecvView::preload(int first, int count, MPI_Comm comm) {
+int RecvView::preload(MPI_Count first, MPI_Count count, MPI_Comm comm) {
   if (temp_.empty() || count <= 0) return MPI_SUCCESS;
-  int position = first * info_.size;
+  MPI_Count position = first * info_.size;
   const auto* block =
       static_cast<const std::byte*>(user_) + static_cast<MPI_Aint>(first) * info_.extent;
-  return PMPI_Pack(block, count, type_, temp_.data(), static_cast<int>(temp_.size()), &position,
-                   comm);
+  return pack(block, count, type_, temp_, position, comm);
 }
 
 int RecvView::finish(MPI_Comm comm) {
   if (temp_.empty()) return MPI_SUCCESS;
-  int position = 0;
-  return PMPI_Unpack(temp_.data(), static_cast<int>(temp_.size()), &position, user_, user_count_,
-                     type_, comm);
+  MPI_Count position = 0;
+  return unpack(temp_, position, user_, user_count_, type_, comm);
 }
 
-int VBlocks::plan(const int* counts, const int* displs, MPI_Datatype type, int nranks) {
+template <class C, class D>
+int VBlocks::plan(const C* counts, const D* displs, MPI_Datatype type, int nranks) {
   if (int rc = type_info(type, info_); rc != MPI_SUCCESS) return rc;
   type_ = type;
-  user_counts_ = counts;
-  user_displs_ = displs;
   const auto n = static_cast<std::size_t>(nranks > 0 ? nranks : 0);
   if (info_.contiguous) {
     // Widened as they are (the root of every v-form call does this: one pass each).
@@ -178,6 +200,8 @@ int VBlocks::plan(const int* counts, const int* displs, MPI_Datatype type, int n
     displs_.assign(displs, displs + n);
     return MPI_SUCCESS;
   }
+  user_counts_.assign(counts, counts + n);
+  user_displs_.assign(displs, displs + n);
   counts_.resize(n);
   displs_.resize(n);
   Count packed = 0;
@@ -191,7 +215,8 @@ int VBlocks::plan(const int* counts, const int* displs, MPI_Datatype type, int n
   return MPI_SUCCESS;
 }
 
-int VBlocks::init_send(const void* buf, const int* counts, const int* displs, MPI_Datatype type,
+template <class C, class D>
+int VBlocks::init_send(const void* buf, const C* counts, const D* displs, MPI_Datatype type,
                        int nranks, MPI_Comm comm) {
   if (int rc = plan(counts, displs, type, nranks); rc != MPI_SUCCESS) return rc;
   if (info_.contiguous) {
@@ -200,21 +225,17 @@ int VBlocks::init_send(const void* buf, const int* counts, const int* displs, MP
   }
   for (int r = 0; r < nranks; ++r) {
     if (counts[r] <= 0 || displs[r] < 0 || info_.size == 0) continue;
-    int position = static_cast<int>(displs_[static_cast<std::size_t>(r)]);
+    MPI_Count position = displs_[static_cast<std::size_t>(r)];
     const auto* block =
         static_cast<const std::byte*>(buf) + static_cast<MPI_Aint>(displs[r]) * info_.extent;
-    if (int rc = PMPI_Pack(block, counts[r], type, temp_.data(), static_cast<int>(temp_.size()),
-                           &position, comm);
-        rc != MPI_SUCCESS) {
-      return rc;
-    }
+    if (int rc = pack(block, counts[r], type, temp_, position, comm); rc != MPI_SUCCESS) return rc;
   }
   data_ = temp_.data();
   return MPI_SUCCESS;
 }
 
-int VBlocks::init_recv(void* buf, const int* counts, const int* displs, MPI_Datatype type,
-                       int nranks) {
+template <class C, class D>
+int VBlocks::init_recv(void* buf, const C* counts, const D* displs, MPI_Datatype type, int nranks) {
   if (int rc = plan(counts, displs, type, nranks); rc != MPI_SUCCESS) return rc;
   user_ = buf;
   data_ = info_.contiguous ? buf : temp_.data();
@@ -225,27 +246,31 @@ int VBlocks::preload(int rank, MPI_Comm comm) {
   const auto r = static_cast<std::size_t>(rank);
   if (info_.contiguous || user_counts_[r] <= 0 || user_displs_[r] < 0 || info_.size == 0)
     return MPI_SUCCESS;
-  int position = static_cast<int>(displs_[r]);
+  MPI_Count position = displs_[r];
   const auto* block =
       static_cast<const std::byte*>(user_) + static_cast<MPI_Aint>(user_displs_[r]) * info_.extent;
-  return PMPI_Pack(block, user_counts_[r], type_, temp_.data(), static_cast<int>(temp_.size()),
-                   &position, comm);
+  return pack(block, user_counts_[r], type_, temp_, position, comm);
 }
 
 int VBlocks::finish_recv(MPI_Comm comm) {
   if (info_.contiguous || info_.size == 0) return MPI_SUCCESS;
   for (std::size_t r = 0; r < counts_.size(); ++r) {
     if (user_counts_[r] <= 0 || user_displs_[r] < 0) continue;
-    int position = static_cast<int>(displs_[r]);
+    MPI_Count position = displs_[r];
     auto* block =
         static_cast<std::byte*>(user_) + static_cast<MPI_Aint>(user_displs_[r]) * info_.extent;
-    if (int rc = PMPI_Unpack(temp_.data(), static_cast<int>(temp_.size()), &position, block,
-                             user_counts_[r], type_, comm);
-        rc != MPI_SUCCESS) {
+    if (int rc = unpack(temp_, position, block, user_counts_[r], type_, comm); rc != MPI_SUCCESS)
       return rc;
-    }
   }
   return MPI_SUCCESS;
 }
+
+template int VBlocks::init_send(const void*, const int*, const int*, MPI_Datatype, int, MPI_Comm);
+template int VBlocks::init_recv(void*, const int*, const int*, MPI_Datatype, int);
+#if MPI_VERSION >= 4
+template int VBlocks::init_send(const void*, const MPI_Count*, const MPI_Aint*, MPI_Datatype, int,
+                                MPI_Comm);
+template int VBlocks::init_recv(void*, const MPI_Count*, const MPI_Aint*, MPI_Datatype, int);
+#endif
 
 }  // namespace shmcoll::mpi

@@ -4,7 +4,9 @@
 // elements of `size` bytes. Any other datatype is packed into (or unpacked from) a temporary
 // buffer with PMPI_Pack / PMPI_Unpack, whose bytes are the type signature in order; both MPIs
 // pack native data without headers, so the byte counts match the other side's whatever type
-// map it used.
+// map it used. Counts are MPI_Count and displacements any integer type, so that the MPI-4
+// large-count calls (MPI_Bcast_c, ...: MPI_Count counts, MPI_Aint displacements) and the others
+// share one path.
 #pragma once
 
 #include <mpi.h>
@@ -60,7 +62,7 @@ inline int type_info(MPI_Datatype type, TypeInfo& info) {
 // `count` elements at `buf`: as shmcoll sees them (data, count, element).
 class SendView {
  public:
-  int init(const void* buf, int count, MPI_Datatype type, MPI_Comm comm);
+  int init(const void* buf, MPI_Count count, MPI_Datatype type, MPI_Comm comm);
   const void* data() const { return data_; }
   Count count() const { return count_; }
   Datatype element() const { return info_.element(); }
@@ -74,33 +76,37 @@ class SendView {
 
 class RecvView {
  public:
-  int init(void* buf, int count, MPI_Datatype type);
+  int init(void* buf, MPI_Count count, MPI_Datatype type);
   void* data() { return data_; }
   Count count() const { return count_; }
   Datatype element() const { return info_.element(); }
   // With a temporary: copies elements [first, first + count) of the user's buffer into it, so
   // that finish() writes them back unchanged (the root's own block under MPI_IN_PLACE).
-  int preload(int first, int count, MPI_Comm comm);
+  int preload(MPI_Count first, MPI_Count count, MPI_Comm comm);
   // Unpacks into the user's buffer when a temporary was used. Call after the collective.
   int finish(MPI_Comm comm);
 
  private:
   TypeInfo info_;
   void* user_ = nullptr;
-  int user_count_ = 0;
+  MPI_Count user_count_ = 0;
   MPI_Datatype type_ = MPI_DATATYPE_NULL;
   void* data_ = nullptr;
   Count count_ = 0;
   std::vector<std::byte> temp_;
 };
 
-// The root's buffer of scatterv or gatherv: counts and displacements in shmcoll elements.
+// The root's buffer of scatterv or gatherv: counts and displacements in shmcoll elements. The
+// user's counts and displacements are int (MPI_Scatterv) or MPI_Count and MPI_Aint (the
+// large-count forms); typed_buffer.cpp instantiates both.
 class VBlocks {
  public:
   // scatterv: packs each block of a non-contiguous type; gatherv: prepares a temporary.
-  int init_send(const void* buf, const int* counts, const int* displs, MPI_Datatype type,
-                int nranks, MPI_Comm comm);
-  int init_recv(void* buf, const int* counts, const int* displs, MPI_Datatype type, int nranks);
+  template <class C, class D>
+  int init_send(const void* buf, const C* counts, const D* displs, MPI_Datatype type, int nranks,
+                MPI_Comm comm);
+  template <class C, class D>
+  int init_recv(void* buf, const C* counts, const D* displs, MPI_Datatype type, int nranks);
   // gatherv with a temporary: copies rank r's block of the user's buffer into it (the root's
   // own block under MPI_IN_PLACE), so that finish_recv() writes it back unchanged.
   int preload(int rank, MPI_Comm comm);
@@ -112,16 +118,17 @@ class VBlocks {
   Datatype element() const { return info_.element(); }
 
  private:
-  int plan(const int* counts, const int* displs, MPI_Datatype type, int nranks);
+  template <class C, class D>
+  int plan(const C* counts, const D* displs, MPI_Datatype type, int nranks);
   TypeInfo info_;
   void* data_ = nullptr;
-  // Inline for small teams: the root of every scatterv and gatherv call fills them.
-  // Inline for teams of up to 16 ranks: no allocation per call.
+  // Inline for teams of up to 16 ranks: the root of every scatterv and gatherv call fills them,
+  // without an allocation.
   boost::container::small_vector<Count, 16> counts_, displs_;
   std::vector<std::byte> temp_;
   void* user_ = nullptr;
-  const int* user_counts_ = nullptr;
-  const int* user_displs_ = nullptr;
+  // The user's counts and displacements, for a non-contiguous type (its blocks are packed).
+  boost::container::small_vector<Count, 16> user_counts_, user_displs_;
   MPI_Datatype type_ = MPI_DATATYPE_NULL;
 };
 

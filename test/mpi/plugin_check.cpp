@@ -120,12 +120,13 @@ int complete(MPI_Request request, MPI_Comm comm) {
   }
   return rc;
 }
-// Completing<Bcast>::call<MPI_Ibcast> has MPI_Bcast's signature.
+// Completing<Bcast>::call<MPI_Ibcast> has MPI_Bcast's signature (Start may take wider counts:
+// MPI_Ibcast_c).
 template <class F>
 struct Completing;
 template <class... Args>
 struct Completing<int (*)(Args...)> {
-  template <int (*Start)(Args..., MPI_Request*)>
+  template <auto Start>
   static int call(Args... args) {
     MPI_Request request = MPI_REQUEST_NULL;
     ++g_started;
@@ -144,7 +145,7 @@ template <class F>
 struct Persisting;
 template <class... Args>
 struct Persisting<int (*)(Args...)> {
-  template <int (*Init)(Args..., MPI_Info, MPI_Request*)>
+  template <auto Init>
   static int call(Args... args) {
     MPI_Request request = MPI_REQUEST_NULL;
     if (const int rc = Init(args..., MPI_INFO_NULL, &request); rc != MPI_SUCCESS) return rc;
@@ -341,31 +342,106 @@ std::vector<int> run_gatherv(Gatherv f, const Case& c) {
   return recv;
 }
 
-enum class Form { kBlocking, kNonblocking, kPersistent };
+enum class Form {
+  kBlocking,
+  kNonblocking,
+  kPersistent,
+  kLarge,  // MPI-4's large-count forms: MPI_Bcast_c, MPI_Ibcast_c, MPI_Bcast_init_c, ...
+  kLargeNonblocking,
+  kLargePersistent
+};
 // The persistent forms where the MPI has them: MPI-4's, or Open MPI 4's extension's.
 #if MPI_VERSION >= 4
 #define PERSISTENT(name) MPI_##name
 #elif defined(OPEN_MPI) && defined(OMPI_HAVE_MPI_EXT_PCOLLREQ)
 #define PERSISTENT(name) MPIX_##name
-#endif
-
-// The plugin's side of a collective in the given form: the blocking call, or Completing's or
-// Persisting's around the other forms. Without persistent forms in the MPI,
-// the persistent form is the blocking one.
-#if defined(PERSISTENT)
-template <class F, F Blocking, auto Nonblocking, auto Persistent>
-F pick(Form form) {
-  if (form == Form::kNonblocking) return Completing<F>::template call<Nonblocking>;
-  if (form == Form::kPersistent) return Persisting<F>::template call<Persistent>;
-  return Blocking;
-}
 #else
 #define PERSISTENT(name) nullptr
-template <class F, F Blocking, auto Nonblocking, auto>
-F pick(Form form) {
-  return form == Form::kNonblocking ? Completing<F>::template call<Nonblocking> : Blocking;
-}
 #endif
+
+#if MPI_VERSION >= 4
+// The large-count forms called with this program's int arguments: Widened<Bcast>::call<
+// MPI_Bcast_c> has MPI_Bcast's signature. The v-forms' counts and displacements are widened
+// into arrays that live until the same form's next call (past this call's completion).
+long g_large = 0;  // blocking large-count calls made through the plugin
+template <class F>
+struct Widened;
+template <class... Args>
+struct Widened<int (*)(Args...)> {
+  template <auto Large>
+  static int call(Args... args) {
+    ++g_large;
+    return Large(args...);
+  }
+};
+struct WideArrays {
+  std::vector<MPI_Count> counts;
+  std::vector<MPI_Aint> displs;
+  bool has_counts = false, has_displs = false;  // the rank passed them (root-only elsewhere)
+  void set(const int* c, const int* d, MPI_Comm comm) {
+    int size = 0;
+    MPI_Comm_size(comm, &size);
+    has_counts = c != nullptr;
+    has_displs = d != nullptr;
+    counts.assign(static_cast<std::size_t>(size), 0);
+    displs.assign(static_cast<std::size_t>(size), 0);
+    for (int r = 0; r < size; ++r) {
+      if (has_counts) counts[static_cast<std::size_t>(r)] = c[r];
+      if (has_displs) displs[static_cast<std::size_t>(r)] = d[r];
+    }
+  }
+  const MPI_Count* c() const { return has_counts ? counts.data() : nullptr; }
+  const MPI_Aint* d() const { return has_displs ? displs.data() : nullptr; }
+};
+template <auto Large, class... Rest>
+int scatterv_c(const void* sendbuf, const int* sendcounts, const int* displs, MPI_Datatype sendtype,
+               void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+               Rest... rest) {
+  static WideArrays wide;
+  wide.set(sendcounts, displs, comm);
+  return Large(sendbuf, wide.c(), wide.d(), sendtype, recvbuf, recvcount, recvtype, root, comm,
+               rest...);
+}
+template <auto Large, class... Rest>
+int gatherv_c(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+              const int* recvcounts, const int* displs, MPI_Datatype recvtype, int root,
+              MPI_Comm comm, Rest... rest) {
+  static WideArrays wide;
+  wide.set(recvcounts, displs, comm);
+  return Large(sendbuf, sendcount, sendtype, recvbuf, wide.c(), wide.d(), recvtype, root, comm,
+               rest...);
+}
+#define LARGE(name) MPI_##name
+#define LARGE_V(wrapper, name, ...) wrapper<MPI_##name __VA_OPT__(, ) __VA_ARGS__>
+#else
+#define LARGE(name) nullptr
+#define LARGE_V(wrapper, name, ...) nullptr
+#endif
+
+// The plugin's side of a collective in the given form: the blocking call, or Completing's,
+// Persisting's or Widened's around the other forms. main runs only the forms the MPI has.
+template <class F, F Blocking, auto Nonblocking, auto Persistent, auto Large, auto LargeNonblocking,
+          auto LargePersistent>
+F pick(Form form) {
+  switch (form) {
+    case Form::kNonblocking:
+      return Completing<F>::template call<Nonblocking>;
+#if MPI_VERSION >= 4 || defined(OMPI_HAVE_MPI_EXT_PCOLLREQ)
+    case Form::kPersistent:
+      return Persisting<F>::template call<Persistent>;
+#endif
+#if MPI_VERSION >= 4
+    case Form::kLarge:
+      return Widened<F>::template call<Large>;
+    case Form::kLargeNonblocking:
+      return Completing<F>::template call<LargeNonblocking>;
+    case Form::kLargePersistent:
+      return Persisting<F>::template call<LargePersistent>;
+#endif
+    default:
+      return Blocking;
+  }
+}
 
 // `seed` is the same on every rank of `comm` (the layouts of the v forms derive from it).
 // Runs `run` through the plugin, then through PMPI (in this order on every rank: as arguments of
@@ -395,22 +471,30 @@ void check_comm(MPI_Comm comm, const std::string& name, int seed, Form form = Fo
                 : variant == 3 ? Map::kIndexed
                 : variant == 4 ? Map::kResized
                                : Map::kInts;
-        both("bcast", run_bcast, pick<Bcast, MPI_Bcast, MPI_Ibcast, PERSISTENT(Bcast_init)>(form),
+        both("bcast", run_bcast,
+             pick<Bcast, MPI_Bcast, MPI_Ibcast, PERSISTENT(Bcast_init), LARGE(Bcast_c),
+                  LARGE(Ibcast_c), LARGE(Bcast_init_c)>(form),
              Bcast{PMPI_Bcast}, c);
         both("scatter", run_scatter,
-             pick<Scatter, MPI_Scatter, MPI_Iscatter, PERSISTENT(Scatter_init)>(form),
+             pick<Scatter, MPI_Scatter, MPI_Iscatter, PERSISTENT(Scatter_init), LARGE(Scatter_c),
+                  LARGE(Iscatter_c), LARGE(Scatter_init_c)>(form),
              Scatter{PMPI_Scatter}, c);
         both("gather", run_gather,
-             pick<Gather, MPI_Gather, MPI_Igather, PERSISTENT(Gather_init)>(form),
+             pick<Gather, MPI_Gather, MPI_Igather, PERSISTENT(Gather_init), LARGE(Gather_c),
+                  LARGE(Igather_c), LARGE(Gather_init_c)>(form),
              Gather{PMPI_Gather}, c);
         // v forms: ints, or a resized int at the root (variant 4, in place) and plain ints
         // elsewhere.
         if (c.map == Map::kInts || c.map == Map::kResized) {
           both("scatterv", run_scatterv,
-               pick<Scatterv, MPI_Scatterv, MPI_Iscatterv, PERSISTENT(Scatterv_init)>(form),
+               pick<Scatterv, MPI_Scatterv, MPI_Iscatterv, PERSISTENT(Scatterv_init),
+                    LARGE_V(scatterv_c, Scatterv_c), LARGE_V(scatterv_c, Iscatterv_c, MPI_Request*),
+                    LARGE_V(scatterv_c, Scatterv_init_c, MPI_Info, MPI_Request*)>(form),
                Scatterv{PMPI_Scatterv}, c);
           both("gatherv", run_gatherv,
-               pick<Gatherv, MPI_Gatherv, MPI_Igatherv, PERSISTENT(Gatherv_init)>(form),
+               pick<Gatherv, MPI_Gatherv, MPI_Igatherv, PERSISTENT(Gatherv_init),
+                    LARGE_V(gatherv_c, Gatherv_c), LARGE_V(gatherv_c, Igatherv_c, MPI_Request*),
+                    LARGE_V(gatherv_c, Gatherv_init_c, MPI_Info, MPI_Request*)>(form),
                Gatherv{PMPI_Gatherv}, c);
         }
       }
@@ -437,18 +521,35 @@ int main(int argc, char** argv) {
   if (sub != MPI_COMM_NULL) check_comm(sub, "first half", 5000);
   // The non-blocking forms on two communicators; every call must reach the plugin, and be
   // counted as non-blocking.
-  // The persistent forms likewise, where the MPI has them.
+  // The persistent and the large-count forms likewise, where the MPI has them.
   using Counts = void (*)(unsigned long long*, unsigned long long*);
   using CountsByForm = void (*)(unsigned long long*, unsigned long long*, unsigned long long*);
   auto stats = reinterpret_cast<Counts>(dlsym(RTLD_DEFAULT, "shmcoll_mpi_stats"));
   auto by_form = reinterpret_cast<CountsByForm>(dlsym(RTLD_DEFAULT, "shmcoll_mpi_stats_by_form"));
   unsigned long long before[3] = {}, fallback = 0;
+#if MPI_VERSION >= 4
+  if (by_form != nullptr) by_form(&before[0], &before[1], &before[2]);
+  check_comm(MPI_COMM_WORLD, "world, large-count", 10000, Form::kLarge);
+  if (by_form != nullptr) {
+    unsigned long long after[3] = {};
+    by_form(&after[0], &after[1], &after[2]);
+    if (after[0] - before[0] != static_cast<unsigned long long>(g_large)) {
+      std::fprintf(stderr, "[rank %d] %ld large-count calls: served %llu\n", g_rank, g_large,
+                   after[0] - before[0]);
+      ++g_failures;
+    }
+  }
+#endif
   if (by_form != nullptr) by_form(&before[0], &before[1], &before[2]);
   check_comm(MPI_COMM_WORLD, "world, non-blocking", 6000, Form::kNonblocking);
   check_comm(split, "split odd/even, non-blocking", 7000, Form::kNonblocking);
 #if MPI_VERSION >= 4 || defined(OMPI_HAVE_MPI_EXT_PCOLLREQ)
   check_comm(MPI_COMM_WORLD, "world, persistent", 8000, Form::kPersistent);
   check_comm(reversed, "reversed, persistent", 9000, Form::kPersistent);
+#endif
+#if MPI_VERSION >= 4
+  check_comm(split, "split odd/even, large-count non-blocking", 11000, Form::kLargeNonblocking);
+  check_comm(MPI_COMM_WORLD, "world, large-count persistent", 12000, Form::kLargePersistent);
 #endif
   if (by_form != nullptr) {
     unsigned long long after[3] = {};

@@ -1,0 +1,97 @@
+// The three forms of every collective the plugin serves (blocking, non-blocking, persistent),
+// each written once for the five collectives and both count types: the int counts of MPI_Bcast
+// and the others, and MPI-4's large-count forms (MPI_Bcast_c, ...: MPI_Count counts, MPI_Aint
+// displacements). A collective is a struct (bcast.cpp, ...) that holds one call's arguments
+// (which the persistent form copies) and says how to serve them:
+//   static constexpr Coll kColl;
+//   using RootBuffers = ...; using OtherBuffers = ...;   what each role converts (call_buffers.hpp)
+//   MPI_Comm comm; int root;
+//   bool check(int rank, int size, LocalError&) const     the rank's own arguments (local_checks)
+//   bool moves_nothing(int rank) const                   (serve.hpp)
+//   int root_part(RootBuffers&, int ranks, Run&&) const  converts the buffers, calls run(...)
+//   int other_part(OtherBuffers&, Run&&) const           with the team call's arguments
+//   static void run(Team&, args...)                      Team::bcast and the others
+//   static Request start(Team&, args...)                 Team::ibcast and the others
+// Each form takes the entry point's name and its PMPI fallback.
+#pragma once
+
+#include "mpi/call_buffers.hpp"
+#include "mpi/persistent.hpp"
+#include "mpi/requests.hpp"
+#include "mpi/serve.hpp"
+
+namespace shmcoll::mpi {
+
+// The arguments of scatter and gather (the v-forms' differ).
+struct RootedArgs {
+  const void* sendbuf;
+  MPI_Count sendcount;
+  MPI_Datatype sendtype;
+  void* recvbuf;
+  MPI_Count recvcount;
+  MPI_Datatype recvtype;
+  int root;
+  MPI_Comm comm;
+};
+
+template <class C>
+auto local_check(const C& c) {
+  return [&c](int rank, int size, LocalError& error) { return c.check(rank, size, error); };
+}
+template <class C>
+auto moves_nothing(const C& c) {
+  return [&c](int rank) { return c.moves_nothing(rank); };
+}
+
+// The blocking root's part, out of line: the root's views (VBlocks in the v-forms) would
+// otherwise make the frame that every other rank's call enters too.
+template <class C>
+[[gnu::noinline]] int blocking_root(Team& team, const C& c) {
+  return run_call<typename C::RootBuffers>(c.comm, [&](typename C::RootBuffers& b) {
+    return c.root_part(b, team.size(), [&](auto... args) { C::run(team, args...); });
+  });
+}
+
+template <class C, class Fallback>
+int blocking_form(const char* function, const C& c, Fallback&& fallback) {
+  return serve(
+      function, C::kColl, c.comm, local_check(c), moves_nothing(c),
+      [&](Team& team) {
+        if (team.rank() == c.root) return blocking_root(team, c);
+        return run_call<typename C::OtherBuffers>(c.comm, [&](typename C::OtherBuffers& b) {
+          return c.other_part(b, [&](auto... args) { C::run(team, args...); });
+        });
+      },
+      fallback);
+}
+
+template <class C, class Fallback>
+int nonblocking_form(const char* function, const C& c, MPI_Request* request, Fallback&& fallback) {
+  return serve(
+      function, C::kColl, c.comm, local_check(c), moves_nothing(c),
+      [&](Team& team) {
+        return start_collective<typename C::RootBuffers, typename C::OtherBuffers>(
+            function, C::kColl, c.comm, request, team, c.root,
+            [](Team& t, auto... args) { return C::start(t, args...); },
+            [&](typename C::RootBuffers& b, auto run) { return c.root_part(b, team.size(), run); },
+            [&](typename C::OtherBuffers& b, auto run) { return c.other_part(b, run); });
+      },
+      fallback, [&] { return completed_request(request); });
+}
+
+template <class C, class Fallback>
+int persistent_form(const char* function, const C& c, MPI_Request* request, Fallback&& fallback) {
+  return serve(
+      function, C::kColl, c.comm, local_check(c), moves_nothing(c),
+      [&](Team& team) {
+        const int ranks = team.size();
+        return init_collective<typename C::RootBuffers, typename C::OtherBuffers>(
+            function, C::kColl, c.comm, request, team, c.root,
+            [](Team& t, auto... args) { return C::start(t, args...); },
+            [c, ranks](typename C::RootBuffers& b, auto run) { return c.root_part(b, ranks, run); },
+            [c](typename C::OtherBuffers& b, auto run) { return c.other_part(b, run); });
+      },
+      fallback, [&] { return empty_persistent(function, C::kColl, c.comm, request); });
+}
+
+}  // namespace shmcoll::mpi
