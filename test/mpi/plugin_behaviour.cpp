@@ -41,22 +41,15 @@
 
 #include "../support/mapped_segments.hpp"
 #include "../support/seccomp.hpp"
+#include "mpi_checks.hpp"
 
 extern "C" void shmcoll_mpi_stats(unsigned long long* served, unsigned long long* fallback);
 
 namespace {
 
-int g_rank = 0, g_size = 0;
-int g_passed = 0, g_failed = 0;
-
-void check(bool ok, const char* what) {
-  if (ok) {
-    ++g_passed;
-  } else {
-    ++g_failed;
-    std::fprintf(stderr, "[rank %d] FAILED: %s\n", g_rank, what);
-  }
-}
+using mpi_checks::check;
+using mpi_checks::g_rank;
+using mpi_checks::g_size;
 
 long resident_kib() {
   long pages = 0, resident = 0;
@@ -783,8 +776,7 @@ int main(int argc, char** argv) {
   int provided = 0;
   MPI_Init_thread(&argc, &argv, mode == "threads" ? MPI_THREAD_MULTIPLE : MPI_THREAD_SINGLE,
                   &provided);
-  MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &g_size);
+  mpi_checks::start();
   if (mode == "errors-return")
     errors_return();
   else if (mode == "error-classes")
@@ -809,9 +801,5 @@ int main(int argc, char** argv) {
     shared_window();
   else
     check(false, "unknown mode");
-  int counts[2] = {g_passed, g_failed}, sums[2] = {0, 0};
-  MPI_Reduce(counts, sums, 2, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
-  if (g_rank == 0) std::printf("%d passed, %d failed\n", sums[0], sums[1]);
-  MPI_Finalize();
-  return g_failed > 0 ? 1 : 0;
+  return mpi_checks::finish();
 }

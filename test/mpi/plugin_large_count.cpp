@@ -13,23 +13,16 @@
 #include <string>
 #include <vector>
 
+#include "mpi_checks.hpp"
+
 extern "C" void shmcoll_mpi_stats(unsigned long long* served, unsigned long long* fallback);
 
 namespace {
 
-int g_rank = 0;
-int g_passed = 0, g_failed = 0;
+using mpi_checks::check;
+using mpi_checks::g_rank;
 
 #if MPI_VERSION >= 4
-void check(bool ok, const std::string& what) {
-  if (ok) {
-    ++g_passed;
-  } else {
-    ++g_failed;
-    std::fprintf(stderr, "[rank %d] FAILED: %s\n", g_rank, what.c_str());
-  }
-}
-
 // What a byte at `i` of a message holds: a pattern that differs at every sampled place.
 unsigned char pattern(std::uint64_t i, int seed) {
   return static_cast<unsigned char>((i * 2654435761u + static_cast<unsigned>(seed)) >> 13);
@@ -117,13 +110,11 @@ void large_counts() {
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
-  MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
-  int size = 0;
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  mpi_checks::start();
   // Every rank's verdict: the same on all (rank 0's reading of the machine).
   int runnable = 0;
 #if MPI_VERSION >= 4
-  runnable = size == 2 && available_bytes() >= (std::uint64_t{12} << 30) ? 1 : 0;
+  runnable = mpi_checks::g_size == 2 && available_bytes() >= (std::uint64_t{12} << 30) ? 1 : 0;
 #endif
   MPI_Bcast(&runnable, 1, MPI_INT, 0, MPI_COMM_WORLD);
   if (!runnable) {
@@ -134,9 +125,5 @@ int main(int argc, char** argv) {
 #if MPI_VERSION >= 4
   large_counts();
 #endif
-  int counts[2] = {g_passed, g_failed}, sums[2] = {0, 0};
-  MPI_Reduce(counts, sums, 2, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
-  if (g_rank == 0) std::printf("%d passed, %d failed\n", sums[0], sums[1]);
-  MPI_Finalize();
-  return g_failed > 0 ? 1 : 0;
+  return mpi_checks::finish();
 }

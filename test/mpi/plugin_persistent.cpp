@@ -18,6 +18,8 @@
 #include <string>
 #include <vector>
 
+#include "mpi_checks.hpp"
+
 #if MPI_VERSION >= 4
 #define PERSISTENT(name) MPI_##name
 #elif defined(OPEN_MPI) && defined(OMPI_HAVE_MPI_EXT_PCOLLREQ)
@@ -30,17 +32,9 @@ extern "C" void shmcoll_mpi_stats_by_form(unsigned long long* blocking,
 
 namespace {
 
-int g_rank = 0, g_size = 0;
-int g_passed = 0, g_failed = 0;
-
-void check(bool ok, const std::string& what) {
-  if (ok) {
-    ++g_passed;
-  } else {
-    ++g_failed;
-    std::fprintf(stderr, "[rank %d] FAILED: %s\n", g_rank, what.c_str());
-  }
-}
+using mpi_checks::check;
+using mpi_checks::g_rank;
+using mpi_checks::g_size;
 
 #if defined(PERSISTENT)
 
@@ -281,8 +275,7 @@ void errors() {
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
-  MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &g_size);
+  mpi_checks::start();
   const std::string mode = argc > 1 ? argv[1] : "";
 #if defined(PERSISTENT)
   if (mode == "semantics")
@@ -294,9 +287,5 @@ int main(int argc, char** argv) {
 #else
   if (g_rank == 0) std::printf("the MPI has no persistent collectives\n");
 #endif
-  int counts[2] = {g_passed, g_failed}, sums[2] = {0, 0};
-  MPI_Reduce(counts, sums, 2, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
-  if (g_rank == 0) std::printf("%d passed, %d failed\n", sums[0], sums[1]);
-  MPI_Finalize();
-  return g_failed > 0 ? 1 : 0;
+  return mpi_checks::finish();
 }
