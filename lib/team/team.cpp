@@ -139,19 +139,22 @@ void Team::scatterv(const void* sendbuf, std::span<const Count> sendcounts,
                     std::span<const Count> displs, Datatype sendtype, void* recvbuf,
                     Count recvcount, Datatype recvtype, int root) {
   auto guard = engine_->lock();
-  choose_scatterv_op(*algorithms_, sendcounts, sendtype, recvcount, recvtype, root, [&](auto op) {
-    run_locked<typename decltype(op)::type>(*algorithms_, *engine_, sendbuf, sendcounts, displs,
-                                            sendtype, recvbuf, recvcount, recvtype, false, root);
-  });
+  choose_scatterv_op(
+      *algorithms_, sendcounts, displs, sendtype, recvcount, recvtype, false, root, [&](auto op) {
+        run_locked<typename decltype(op)::type>(*algorithms_, *engine_, sendbuf, sendcounts, displs,
+                                                sendtype, recvbuf, recvcount, recvtype, false,
+                                                root);
+      });
 }
 
 void Team::scatterv(const void* sendbuf, std::span<const Count> sendcounts,
                     std::span<const Count> displs, Datatype sendtype, InPlace, int root) {
   auto guard = engine_->lock();
-  choose_scatterv_op(*algorithms_, sendcounts, sendtype, 0, sendtype, root, [&](auto op) {
-    run_locked<typename decltype(op)::type>(*algorithms_, *engine_, sendbuf, sendcounts, displs,
-                                            sendtype, nullptr, Count{0}, sendtype, true, root);
-  });
+  choose_scatterv_op(
+      *algorithms_, sendcounts, displs, sendtype, 0, sendtype, true, root, [&](auto op) {
+        run_locked<typename decltype(op)::type>(*algorithms_, *engine_, sendbuf, sendcounts, displs,
+                                                sendtype, nullptr, Count{0}, sendtype, true, root);
+      });
 }
 
 void Team::gather(const void* sendbuf, Count sendcount, Datatype sendtype, void* recvbuf,
@@ -169,16 +172,23 @@ void Team::gatherv(const void* sendbuf, Count sendcount, Datatype sendtype, void
                    std::span<const Count> recvcounts, std::span<const Count> displs,
                    Datatype recvtype, int root) {
   auto guard = engine_->lock();
-  choose_gatherv_op(*algorithms_, sendbuf, sendcount, sendtype, root, [&](auto op) {
-    run_locked<typename decltype(op)::type>(*algorithms_, *engine_, sendbuf, sendcount, sendtype,
-                                            recvbuf, recvcounts, displs, recvtype, false, root);
-  });
+  choose_gatherv_op(*algorithms_, sendbuf, sendcount, sendtype, recvcounts, displs, recvtype, false,
+                    root, [&](auto op) {
+                      run_locked<typename decltype(op)::type>(
+                          *algorithms_, *engine_, sendbuf, sendcount, sendtype, recvbuf, recvcounts,
+                          displs, recvtype, false, root);
+                    });
 }
 
 void Team::gatherv(InPlace, void* recvbuf, std::span<const Count> recvcounts,
                    std::span<const Count> displs, Datatype recvtype, int root) {
-  run_op<GathervOp>(*algorithms_, *engine_, nullptr, Count{0}, recvtype, recvbuf, recvcounts,
-                    displs, recvtype, true, root);
+  auto guard = engine_->lock();
+  choose_gatherv_op(*algorithms_, nullptr, Count{0}, recvtype, recvcounts, displs, recvtype, true,
+                    root, [&](auto op) {
+                      run_locked<typename decltype(op)::type>(
+                          *algorithms_, *engine_, nullptr, Count{0}, recvtype, recvbuf, recvcounts,
+                          displs, recvtype, true, root);
+                    });
 }
 
 Request Team::ibcast(void* buffer, Count count, Datatype type, int root) {
@@ -201,7 +211,7 @@ Request Team::iscatterv(const void* sendbuf, std::span<const Count> sendcounts,
                         Count recvcount, Datatype recvtype, int root) {
   auto guard = engine_->lock();
   return choose_scatterv_op(
-      *algorithms_, sendcounts, sendtype, recvcount, recvtype, root, [&](auto op) {
+      *algorithms_, sendcounts, displs, sendtype, recvcount, recvtype, false, root, [&](auto op) {
         return start_locked<typename decltype(op)::type>(*algorithms_, *engine_, sendbuf,
                                                          sendcounts, displs, sendtype, recvbuf,
                                                          recvcount, recvtype, false, root);
@@ -211,11 +221,12 @@ Request Team::iscatterv(const void* sendbuf, std::span<const Count> sendcounts,
 Request Team::iscatterv(const void* sendbuf, std::span<const Count> sendcounts,
                         std::span<const Count> displs, Datatype sendtype, InPlace, int root) {
   auto guard = engine_->lock();
-  return choose_scatterv_op(*algorithms_, sendcounts, sendtype, 0, sendtype, root, [&](auto op) {
-    return start_locked<typename decltype(op)::type>(*algorithms_, *engine_, sendbuf, sendcounts,
-                                                     displs, sendtype, nullptr, Count{0}, sendtype,
-                                                     true, root);
-  });
+  return choose_scatterv_op(
+      *algorithms_, sendcounts, displs, sendtype, 0, sendtype, true, root, [&](auto op) {
+        return start_locked<typename decltype(op)::type>(*algorithms_, *engine_, sendbuf,
+                                                         sendcounts, displs, sendtype, nullptr,
+                                                         Count{0}, sendtype, true, root);
+      });
 }
 
 Request Team::igather(const void* sendbuf, Count sendcount, Datatype sendtype, void* recvbuf,
@@ -233,17 +244,23 @@ Request Team::igatherv(const void* sendbuf, Count sendcount, Datatype sendtype, 
                        std::span<const Count> recvcounts, std::span<const Count> displs,
                        Datatype recvtype, int root) {
   auto guard = engine_->lock();
-  return choose_gatherv_op(*algorithms_, sendbuf, sendcount, sendtype, root, [&](auto op) {
-    return start_locked<typename decltype(op)::type>(*algorithms_, *engine_, sendbuf, sendcount,
-                                                     sendtype, recvbuf, recvcounts, displs,
-                                                     recvtype, false, root);
-  });
+  return choose_gatherv_op(*algorithms_, sendbuf, sendcount, sendtype, recvcounts, displs, recvtype,
+                           false, root, [&](auto op) {
+                             return start_locked<typename decltype(op)::type>(
+                                 *algorithms_, *engine_, sendbuf, sendcount, sendtype, recvbuf,
+                                 recvcounts, displs, recvtype, false, root);
+                           });
 }
 
 Request Team::igatherv(InPlace, void* recvbuf, std::span<const Count> recvcounts,
                        std::span<const Count> displs, Datatype recvtype, int root) {
-  return start_op<GathervOp>(*algorithms_, *engine_, nullptr, Count{0}, recvtype, recvbuf,
-                             recvcounts, displs, recvtype, true, root);
+  auto guard = engine_->lock();
+  return choose_gatherv_op(*algorithms_, nullptr, Count{0}, recvtype, recvcounts, displs, recvtype,
+                           true, root, [&](auto op) {
+                             return start_locked<typename decltype(op)::type>(
+                                 *algorithms_, *engine_, nullptr, Count{0}, recvtype, recvbuf,
+                                 recvcounts, displs, recvtype, true, root);
+                           });
 }
 
 }  // namespace shmcoll

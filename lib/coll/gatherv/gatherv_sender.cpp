@@ -35,13 +35,9 @@ GathervSenderOp::GathervSenderOp(TeamAlgorithms& algorithms, const void* sendbuf
   expose_buffer(sendbuf, sig_.bytes);
   lend(sendbuf, sig_.bytes);
   data_path_compares_ = false;  // it reads nothing (checked_in_data_path is never true)
-  // An empty block: nothing to send, and no reason to wait for the root (as the MPIs return
-  // from such a call at once).
-  quiet_ = sig_.bytes == 0 && team_.options().checks == CheckLevel::kDeferred;
 }
 
 bool GathervSenderOp::advance_data(sync::WaitTarget& blocked_on) {
-  if (quiet_) return true;
   if (!started_) {
     writer_.start(op_, Kind::kGatherv, sig_.root, sig_.bytes, team_.slot_bytes());
     started_ = true;

@@ -50,9 +50,6 @@ InlineScattervOp::InlineScattervOp(TeamAlgorithms& algorithms, const void* sendb
   const bool deferred = team_.options().checks == CheckLevel::kDeferred;
   if (!ctx.is_root()) {
     sig_.bytes = scatterv_args::check_receiver(ctx, recvbuf, recvcount, recvtype);
-    // An empty block: nothing to wait for (as the MPIs return from such a call at once). A
-    // root of a matching call posts a record of 0 bytes, or none where its word says 0.
-    quiet_ = deferred && sig_.bytes == 0 && !algorithms.v_form_uses_tree(Kind::kScatterv, root);
     return;
   }
   const std::uint64_t total = scatterv_args::check_root(
@@ -69,8 +66,7 @@ InlineScattervOp::InlineScattervOp(TeamAlgorithms& algorithms, const void* sendb
 
 std::int64_t InlineScattervOp::expected_peer_bytes(int peer) const {
   // A receiver checks the root through its record, and its size against the root's word where
-  // that gives one (a quiet receiver, or one whose record does not come); the others against
-  // the root's one size.
+  // that gives one (where its record does not come); the others against the root's one size.
   if (team_.rank() != sig_.root) {
     if (peer == sig_.root) return static_cast<std::int64_t>(sig_.bytes);
     return sizes_.uniform;
@@ -106,7 +102,6 @@ bool InlineScattervOp::advance_data(sync::WaitTarget& blocked_on) {
     if (!in_place_ && own.bytes > 0) std::memcpy(recvbuf_, sendbuf_ + own.offset, own.bytes);
     return true;
   }
-  if (quiet_) return true;
   if (!received_) {
     const sync::WaitTarget record_posted = scatterv_inbox::awaited(team_, op_, sig_.root);
     if (!sync::reached(record_posted)) {

@@ -35,10 +35,9 @@ class InlineScattervOp final : public AlgorithmOp {
   bool advance_data(sync::WaitTarget& blocked_on) override;
   std::int64_t expected_peer_bytes(int peer) const override;
   std::string expected_bytes_text(int peer) const override;
-  // A receiver compared itself with the root when it checked the root's record (which a quiet
-  // one reads only when it settles its comparisons).
+  // A receiver compared itself with the root when it checked the root's record.
   bool checked_in_data_path(int peer) const override {
-    return peer == sig_.root && team_.rank() != sig_.root && !quiet_;
+    return peer == sig_.root && team_.rank() != sig_.root;
   }
   // As ScattervOp: only the root sees every rank's size, so under CheckLevel::kFull the others
   // wait for its verdict, unless what it published of their sizes let them check them
