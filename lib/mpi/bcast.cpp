@@ -31,7 +31,9 @@ struct Bcast {
     run(b.recv.data(), b.recv.count(), b.recv.element(), root);
     return MPI_SUCCESS;
   }
-  static void run(Team& team, auto... args) { team.bcast(args...); }
+  // On one node's team, or across nodes (spanning/spanning.hpp).
+  static constexpr bool kAcrossNodes = true;
+  static void run(auto& target, auto... args) { target.bcast(args...); }
   static Request start(Team& team, auto... args) { return team.ibcast(args...); }
 };
 

@@ -1,16 +1,19 @@
 // The per-communicator decision and team cache. The state lives in a communicator attribute
 // whose delete callback destroys it, so MPI_Comm_free and MPI_Finalize release the team; dups
 // start without one (MPI_COMM_NULL_COPY_FN) and decide again lazily.
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <cstdio>
 #include <mutex>
+#include <vector>
 
 #include "mpi/error_codes.hpp"
 #include "mpi/local_checks.hpp"
 #include "mpi/mpi_bootstrap.hpp"
 #include "mpi/node_map.hpp"
 #include "mpi/plugin.hpp"
+#include "mpi/spanning/spanning.hpp"
 #include "shmcoll/introspection.hpp"
 
 namespace shmcoll::mpi {
@@ -26,6 +29,13 @@ int delete_state(MPI_Comm, int, void* value, void*) {
   // while another frees it was erroneous before the cache too.
   states_deleted.fetch_add(1, std::memory_order_relaxed);
   auto* state = static_cast<CommState*>(value);
+  if (state->spanning) {
+    try {
+      state->spanning->leave();
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "shmcoll-mpi: when the communicator was freed: %s\n", e.what());
+    }
+  }
   if (state->team) {
     // The team ends with the communicator (MPI_Comm_free, MPI_Finalize): a rank that ran
     // another number of collectives on it than its peers is found now at the latest.
@@ -93,6 +103,13 @@ CommState* state_of(MPI_Comm comm) {
   return look_up_state(comm, deleted);
 }
 
+// Each rank's node, from the node map, or else from the MPI's split by shared memory; the
+// same on every rank. Collective over comm where the map does not answer.
+std::vector<int> node_colors_of(MPI_Comm comm) {
+  if (std::optional<std::vector<int>> colors = node_colors(comm)) return std::move(*colors);
+  return node_colors_by_split(comm);
+}
+
 // Collective over comm. Every rank reaches the same verdict: the inputs are either the same on
 // every rank or combined with an allreduce.
 void decide(MPI_Comm comm, CommState& state) {
@@ -105,35 +122,48 @@ void decide(MPI_Comm comm, CommState& state) {
   int inter = 0;
   PMPI_Comm_test_inter(comm, &inter);
   if (inter) return fall_back("intercommunicator");
-  int size = 0;
-  PMPI_Comm_size(comm, &size);
-  std::optional<bool> one_node = on_one_node(comm);
-  if (!one_node) {
-    MPI_Comm node = MPI_COMM_NULL;
-    PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-    int node_size = 0;
-    PMPI_Comm_size(node, &node_size);
-    PMPI_Comm_free(&node);
-    one_node = node_size == size;
+  const std::vector<int> colors = node_colors_of(comm);
+  if (std::any_of(colors.begin(), colors.end(), [&](int c) { return c != colors.front(); })) {
+    std::string refusal;
+    try {
+      state.spanning = Spanning::form(comm, colors, refusal);
+    } catch (const Error& e) {
+      refusal = e.what();  // an MPI call failed on this rank: the others fail alike
+    }
+    if (!state.spanning) return fall_back("communicator spans nodes: " + refusal);
+    state.mode = CommState::Mode::kSpanning;
+    return;
   }
-  if (!*one_node) return fall_back("communicator spans more than one node");
+  std::string refusal;
+  std::optional<NodeTeam> formed = form_node_team(comm, refusal);
+  if (!formed) return fall_back(refusal);
+  state.reservation = std::move(formed->reservation);
+  state.team = std::move(formed->team);
+  state.mode = CommState::Mode::kShmcoll;
+}
 
+}  // namespace
+
+CommState::CommState() = default;
+CommState::~CommState() = default;
+
+std::optional<NodeTeam> form_node_team(MPI_Comm comm, std::string& refusal) {
   const Options& options = config().options;
+  int rank = 0, size = 0;
+  PMPI_Comm_rank(comm, &rank);
+  PMPI_Comm_size(comm, &size);
   // One segment per team: its rank 0 charges it to the node's budget, for all ranks.
   const std::uint64_t bytes = introspection::segment_size(size, options).total;
-  int rank = 0;
-  PMPI_Comm_rank(comm, &rank);
-  std::optional<NodeBudget::Reservation> reservation;
-  std::string refusal;
+  NodeTeam formed;
   // Rank 0 asks the node's budget; every rank learns the answer.
   auto ask_budget = [&] {
     if (rank == 0) {
       NodeBudget::Outcome outcome =
           NodeBudget::reserve(bytes, config().budget_bytes, config().budget_scope);
-      reservation = std::move(outcome.reservation);
+      formed.reservation = std::move(outcome.reservation);
       refusal = std::move(outcome.refusal);
     }
-    int fits = rank != 0 || reservation ? 1 : 0;
+    int fits = rank != 0 || formed.reservation ? 1 : 0;
     PMPI_Bcast(&fits, 1, MPI_INT, 0, comm);
     return fits != 0;
   };
@@ -145,8 +175,9 @@ void decide(MPI_Comm comm, CommState& state) {
     PMPI_Barrier(comm);
     if (!ask_budget()) {
       // The reason is known at rank 0, the rank that logs it.
-      return fall_back("over the node's shared-memory budget (SHMCOLL_MPI_BUDGET=" +
-                       std::to_string(config().budget_bytes) + "): " + refusal);
+      refusal = "over the node's shared-memory budget (SHMCOLL_MPI_BUDGET=" +
+                std::to_string(config().budget_bytes) + "): " + refusal;
+      return std::nullopt;
     }
   }
   try {
@@ -157,17 +188,15 @@ void decide(MPI_Comm comm, CommState& state) {
     int thread_level = MPI_THREAD_SINGLE;
     PMPI_Query_thread(&thread_level);
     team_options.concurrent_calls = thread_level == MPI_THREAD_MULTIPLE;
-    state.team = std::make_unique<Team>(bootstrap, team_options);
+    formed.team = std::make_unique<Team>(bootstrap, team_options);
   } catch (const Error& e) {
-    // Team formation fails on every rank alike (its verdicts are exchanged), so the fallback
+    // Team formation fails on every rank alike (its verdicts are exchanged), so the refusal
     // is collective too; the reservation goes with it.
-    return fall_back(std::string("team formation failed: ") + e.what());
+    refusal = std::string("team formation failed: ") + e.what();
+    return std::nullopt;
   }
-  state.reservation = std::move(reservation);
-  state.mode = CommState::Mode::kShmcoll;
+  return formed;
 }
-
-}  // namespace
 
 // Decides the communicator's path if it is undecided, and forms a new team where a previous
 // error left the last one unusable. Collective over `comm`, as the calls that ask are (the
@@ -220,6 +249,9 @@ int Call::reject(const ArgumentError& error) {
   if (state_->team) {
     state_->team->abort(Status::kInvalidArgument, message, cause_of_class(error.mpi_class));
   }
+  if (state_->spanning) {
+    state_->spanning->abort(Status::kInvalidArgument, message, cause_of_class(error.mpi_class));
+  }
   return report(error.mpi_class, message);
 }
 
@@ -231,6 +263,10 @@ int Call::skip() {
 
 Team* Call::engage_slow() {
   ensure_decided(comm_, *state_);
+  if (state_->mode == CommState::Mode::kSpanning) {
+    spanning_ = state_->spanning.get();
+    return nullptr;
+  }
   if (state_->mode == CommState::Mode::kFallback) {
     log_once("falls back to PMPI: " + state_->fallback_reason);
     stats().fallback++;
@@ -242,6 +278,18 @@ Team* Call::engage_slow() {
   return team_;
 }
 
+void Call::serve_across_nodes() {
+  if (config().verbose) log_once("served by shmcoll");
+  stats().served++;
+}
+
+void Call::fall_back_across_nodes() {
+  log_once(
+      "falls back to PMPI: across nodes, shmcoll serves the blocking MPI_Bcast, "
+      "MPI_Scatter and MPI_Gather so far");
+  stats().fallback++;
+}
+
 void Call::log_once(std::string_view reason) {
   if (!config().verbose || state_ == nullptr || !state_->logged.emplace(reason).second) return;
   int rank = 0, size = 0;
@@ -251,9 +299,11 @@ void Call::log_once(std::string_view reason) {
   char name[MPI_MAX_OBJECT_NAME] = {};
   int len = 0;
   PMPI_Comm_get_name(comm_, name, &len);
-  std::fprintf(stderr, "shmcoll-mpi: %s on %s (%d ranks) %.*s\n", function_,
-               len > 0 ? name : "a communicator", size, static_cast<int>(reason.size()),
-               reason.data());
+  const std::string nodes =
+      state_->spanning ? " on " + std::to_string(state_->spanning->nodes()) + " nodes" : "";
+  std::fprintf(stderr, "shmcoll-mpi: %s on %s (%d ranks%s) %.*s\n", function_,
+               len > 0 ? name : "a communicator", size, nodes.c_str(),
+               static_cast<int>(reason.size()), reason.data());
 }
 
 int Call::fail(const std::exception& e) {
@@ -268,6 +318,7 @@ int Call::report(int mpi_class, const std::string& message) {
     state_->team.reset();
     state_->reservation.reset();
   }
+  if (state_ != nullptr && state_->spanning) state_->spanning->drop_team();
   MPI_Errhandler handler = MPI_ERRHANDLER_NULL;
   PMPI_Comm_get_errhandler(comm_, &handler);
   const bool fatal = handler == MPI_ERRORS_ARE_FATAL;

@@ -1,11 +1,13 @@
 #include <strings.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <iterator>
+#include <limits>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -46,7 +48,28 @@ std::uint64_t bytes(const PluginParameter& parameter, std::vector<std::string>& 
   return fallback;
 }
 
+// A count of at least 0 that fits an int; anything else keeps the default and is reported.
+int count(const PluginParameter& parameter, std::vector<std::string>& problems) {
+  const char* name = parameter.name;
+  const int fallback = std::atoi(parameter.default_value);
+  const char* v = std::getenv(name);
+  if (v == nullptr || *v == '\0') return fallback;
+  char* end = nullptr;
+  errno = 0;
+  const long n = std::strtol(v, &end, 10);
+  if (errno == 0 && *end == '\0' && n >= 0 && n <= std::numeric_limits<int>::max())
+    return static_cast<int>(n);
+  problems.push_back(std::string(name) + "='" + v + "' must be a count of 0 or more; using " +
+                     "the default, " + std::to_string(fallback));
+  return fallback;
+}
+
 }  // namespace
+
+int fake_nodes_at_init() {
+  std::vector<std::string> reported_by_the_configuration;
+  return count(kFakeNodes, reported_by_the_configuration);
+}
 
 // The plugin's constants and handles are the MPI's it was built against; another MPI's handles
 // mean something else (or nothing) there. So before the plugin passes any handle to the MPI it
@@ -101,6 +124,7 @@ const PluginConfig& load_config() {
     p.verbose = flag(kVerbose, p.problems);
     p.budget_bytes = bytes(kBudget, p.problems);
     if (const char* scope = std::getenv(kBudgetScope.name)) p.budget_scope = scope;
+    count(kFakeNodes, p.problems);  // used at MPI_Init (fake_nodes_at_init): checked here
     p.options = Options::from_env(p.problems);
     for (std::string& unknown : unknown_variables(parameter_names()))
       p.problems.push_back(std::move(unknown));

@@ -10,6 +10,7 @@
 //   bool moves_nothing(int rank) const                   (serve.hpp)
 //   int root_part(RootBuffers&, int ranks, Run&&) const  converts the buffers, calls run(...)
 //   int other_part(OtherBuffers&, Run&&) const           with the team call's arguments
+//   static constexpr bool kAcrossNodes;                  whether run takes a Spanning too
 //   static void run(Team&, args...)                      Team::bcast and the others
 //   static Request start(Team&, args...)                 Team::ibcast and the others
 // Each form takes the entry point's name and its PMPI fallback.
@@ -44,25 +45,29 @@ auto moves_nothing(const C& c) {
 }
 
 // The blocking root's part, out of line: the root's views (VBlocks in the v-forms) would
-// otherwise make the frame that every other rank's call enters too.
-template <class C>
-[[gnu::noinline]] int blocking_root(Team& team, const C& c) {
+// otherwise make the frame that every other rank's call enters too. `target` is the node's
+// Team, or the communicator's Spanning.
+template <class C, class Target>
+[[gnu::noinline]] int blocking_root(Target& target, const C& c) {
   return run_call<typename C::RootBuffers>(c.comm, [&](typename C::RootBuffers& b) {
-    return c.root_part(b, team.size(), [&](auto... args) { C::run(team, args...); });
+    return c.root_part(b, target.size(), [&](auto... args) { C::run(target, args...); });
   });
 }
 
 template <class C, class Fallback>
 int blocking_form(const char* function, const C& c, Fallback&& fallback) {
-  return serve(
-      function, C::kColl, c.comm, local_check(c), moves_nothing(c),
-      [&](Team& team) {
-        if (team.rank() == c.root) return blocking_root(team, c);
-        return run_call<typename C::OtherBuffers>(c.comm, [&](typename C::OtherBuffers& b) {
-          return c.other_part(b, [&](auto... args) { C::run(team, args...); });
-        });
-      },
-      fallback);
+  auto body = [&](auto& target) {
+    if (target.rank() == c.root) return blocking_root(target, c);
+    return run_call<typename C::OtherBuffers>(c.comm, [&](typename C::OtherBuffers& b) {
+      return c.other_part(b, [&](auto... args) { C::run(target, args...); });
+    });
+  };
+  if constexpr (C::kAcrossNodes) {
+    return serve(function, C::kColl, c.comm, local_check(c), moves_nothing(c), body, fallback,
+                 Succeed{}, body);
+  } else {
+    return serve(function, C::kColl, c.comm, local_check(c), moves_nothing(c), body, fallback);
+  }
 }
 
 template <class C, class Fallback>

@@ -43,7 +43,9 @@ struct Gather : RootedArgs {
     run(b.send.data(), b.send.count(), b.send.element(), nullptr, Count{0}, kByte, root);
     return MPI_SUCCESS;
   }
-  static void run(Team& team, auto... args) { team.gather(args...); }
+  // On one node's team, or across nodes (spanning/spanning.hpp).
+  static constexpr bool kAcrossNodes = true;
+  static void run(auto& target, auto... args) { target.gather(args...); }
   static Request start(Team& team, auto... args) { return team.igather(args...); }
 };
 

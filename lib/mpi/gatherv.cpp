@@ -50,6 +50,7 @@ struct Gatherv {
         std::span<const Count>{}, kByte, root);
     return MPI_SUCCESS;
   }
+  static constexpr bool kAcrossNodes = false;  // on one node's team only
   static void run(Team& team, auto... args) { team.gatherv(args...); }
   static Request start(Team& team, auto... args) { return team.igatherv(args...); }
 };

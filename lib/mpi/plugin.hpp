@@ -41,6 +41,10 @@ struct PluginConfig {
   Options options;                    // for every team the plugin forms
   std::vector<std::string> problems;  // one line per rejected setting
 };
+// SHMCOLL_MPI_FAKE_NODES as the environment says it now (MPI_Init records the node map before
+// the configuration is read); 0 where it is unset or not accepted, which the configuration
+// reports.
+int fake_nodes_at_init();
 // Stops the process with a clear message when the program runs another MPI than the one the
 // plugin is built for; before any handle reaches the MPI (a library version takes none).
 void check_mpi_library();
@@ -57,16 +61,22 @@ inline const PluginConfig& config() {
   return c != nullptr ? *c : load_config();
 }
 
+class Spanning;
+
 // What the plugin knows about one communicator; owned by the communicator's attribute.
 struct CommState {
-  enum class Mode { kUndecided, kShmcoll, kFallback };
+  // kShmcoll: one node's team serves it; kSpanning: it spans nodes, and `spanning` serves it.
+  enum class Mode { kUndecided, kShmcoll, kSpanning, kFallback };
   Mode mode = Mode::kUndecided;
   std::string fallback_reason;
   // The team's segment charged to the node's budget; held at the communicator's rank 0.
   // (Declared before the team, so it is released after the team unmaps.)
   std::optional<NodeBudget::Reservation> reservation;
   std::unique_ptr<Team> team;
+  std::unique_ptr<Spanning> spanning;
   std::set<std::string> logged;  // reasons already logged for this communicator
+  CommState();
+  ~CommState();
 };
 
 struct ArgumentError;
@@ -80,7 +90,7 @@ class Call {
   // The call goes to PMPI without engaging: a null communicator, one decided for PMPI, or
   // the collective switched off.
   bool to_pmpi() const { return to_pmpi_; }
-  // This rank and the communicator's size (the team's where there is one).
+  // This rank and the communicator's size (the team's where one node's team serves it).
   int rank() const { return state_->team ? state_->team->rank() : pmpi_rank(); }
   int size() const { return state_->team ? state_->team->size() : pmpi_size(); }
   // Returns a local argument error through the communicator's error handler. A team that
@@ -88,6 +98,12 @@ class Call {
   // waiting for this rank.
   int reject(const ArgumentError& error);
   Team* engage();
+  // After engage() gave no team: what serves the communicator where it spans nodes, else
+  // nullptr. Then serve_across_nodes() counts the call as served, or fall_back_across_nodes()
+  // as gone to PMPI (a form not served across nodes).
+  Spanning* spanning() const { return spanning_; }
+  void serve_across_nodes();
+  void fall_back_across_nodes();
   // Counts a call that moves nothing as served and returns MPI_SUCCESS (serve.hpp).
   int skip();
   Team* team() const { return team_; }
@@ -110,6 +126,7 @@ class Call {
   MPI_Comm comm_;
   CommState* state_ = nullptr;
   Team* team_ = nullptr;
+  Spanning* spanning_ = nullptr;
   bool to_pmpi_ = false;
 };
 

@@ -35,6 +35,10 @@ inline constexpr PluginParameter kBudgetScope{
     "SHMCOLL_MPI_BUDGET_SCOPE", "",
     "jobs naming the same scope share one budget; give a job a scope of its own to give it a "
     "budget of its own"};
+inline constexpr PluginParameter kFakeNodes{
+    "SHMCOLL_MPI_FAKE_NODES", "0",
+    "K > 1: a device for tests and benchmarks, read at MPI_Init: each machine counts as K "
+    "nodes, rank r of MPI_COMM_WORLD on node r mod K, so that communicators span nodes"};
 
 // Every one of them, in the order they are listed.
 inline constexpr const PluginParameter* kPluginParameters[] = {
@@ -47,6 +51,7 @@ inline constexpr const PluginParameter* kPluginParameters[] = {
     &kVerbose,
     &kBudget,
     &kBudgetScope,
+    &kFakeNodes,
 };
 
 // Their names (for unknown_variables, shmcoll/options.hpp).

@@ -42,7 +42,9 @@ struct Scatter : RootedArgs {
     run(nullptr, Count{0}, kByte, b.recv.data(), b.recv.count(), b.recv.element(), root);
     return MPI_SUCCESS;
   }
-  static void run(Team& team, auto... args) { team.scatter(args...); }
+  // On one node's team, or across nodes (spanning/spanning.hpp).
+  static constexpr bool kAcrossNodes = true;
+  static void run(auto& target, auto... args) { target.scatter(args...); }
   static Request start(Team& team, auto... args) { return team.iscatter(args...); }
 };
 

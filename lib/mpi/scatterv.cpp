@@ -49,6 +49,7 @@ struct Scatterv {
         b.recv.count(), b.recv.element(), root);
     return MPI_SUCCESS;
   }
+  static constexpr bool kAcrossNodes = false;  // on one node's team only
   static void run(Team& team, auto... args) { team.scatterv(args...); }
   static Request start(Team& team, auto... args) { return team.iscatterv(args...); }
 };

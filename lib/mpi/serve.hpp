@@ -3,8 +3,12 @@
 // the communicator's error handler. Nothing may throw across the extern "C" boundary.
 #pragma once
 
+#include <string>
+#include <type_traits>
+
 #include "mpi/local_checks.hpp"
 #include "mpi/plugin.hpp"
+#include "mpi/spanning/spanning.hpp"
 
 namespace shmcoll::mpi {
 
@@ -14,13 +18,33 @@ namespace shmcoll::mpi {
 // moves_nothing below); such a call returns at once. `body(team)` returns MPI_SUCCESS or the code
 // of a local MPI failure (which then ends the team for the other ranks too); `fallback()` calls
 // PMPI; `skipped()` is what a call that moves nothing returns (a non-blocking one: a request
-// complete at once).
+// complete at once). `across_nodes(spanning)` is the body on a communicator that spans nodes
+// (spanning/spanning.hpp); where a form has none (NotAcrossNodes), such calls go to PMPI.
 struct Succeed {
   int operator()() const { return MPI_SUCCESS; }
 };
-template <class Check, class Empty, class Body, class Fallback, class Skipped = Succeed>
+struct NotAcrossNodes {};
+
+// The body's result on `target` (a Team or a Spanning), its failures turned into MPI codes.
+template <class Target, class Body>
+int run_body(const char* function, Call& call, Target& target, Body&& body) {
+  try {
+    const int rc = body(target);
+    if (rc == MPI_SUCCESS) return rc;
+    const std::string why =
+        std::string(function) + ": an MPI call on this rank failed with code " + std::to_string(rc);
+    target.abort(Status::kInvalidArgument, why);
+    return call.fail(InvalidArgument(why));
+  } catch (const std::exception& e) {
+    return call.fail(e);
+  }
+}
+
+template <class Check, class Empty, class Body, class Fallback, class Skipped = Succeed,
+          class AcrossNodes = NotAcrossNodes>
 int serve(const char* function, Coll coll, MPI_Comm comm, Check&& check, Empty&& moves_nothing,
-          Body&& body, Fallback&& fallback, Skipped&& skipped = Succeed{}) {
+          Body&& body, Fallback&& fallback, Skipped&& skipped = Succeed{},
+          AcrossNodes&& across_nodes = NotAcrossNodes{}) {
   try {
     Call call(function, coll, comm);
     if (call.to_pmpi()) return fallback();
@@ -33,17 +57,16 @@ int serve(const char* function, Coll coll, MPI_Comm comm, Check&& check, Empty&&
       call.skip();
       return skipped();
     }
-    Team* team = call.engage();
-    if (team == nullptr) return fallback();
-    try {
-      const int rc = body(*team);
-      if (rc == MPI_SUCCESS) return rc;
-      const std::string why = std::string(function) +
-                              ": an MPI call on this rank failed with code " + std::to_string(rc);
-      team->abort(Status::kInvalidArgument, why);
-      return call.fail(InvalidArgument(why));
-    } catch (const std::exception& e) {
-      return call.fail(e);
+    if (Team* team = call.engage()) [[likely]]
+      return run_body(function, call, *team, body);
+    Spanning* spanning = call.spanning();
+    if (spanning == nullptr) return fallback();
+    if constexpr (std::is_same_v<std::decay_t<AcrossNodes>, NotAcrossNodes>) {
+      call.fall_back_across_nodes();
+      return fallback();
+    } else {
+      call.serve_across_nodes();
+      return run_body(function, call, *spanning, across_nodes);
     }
   } catch (...) {
     return MPI_ERR_INTERN;

@@ -1,0 +1,21 @@
+// Broadcast across nodes: the root's node first where the root does not lead it (its leader
+// needs the data), then the leaders through the MPI, then every other node from its leader.
+#include "mpi/spanning/byte_types.hpp"
+#include "mpi/spanning/spanning.hpp"
+
+namespace shmcoll::mpi {
+
+void Spanning::bcast(void* buffer, Count count, Datatype type, int root) {
+  const int root_node = layout_.node_of[static_cast<std::size_t>(root)];
+  const int root_local = layout_.local_of[static_cast<std::size_t>(root)];
+  const bool in_root_node = node_ == root_node;
+  if (in_root_node && root_local != 0) team().bcast(buffer, count, type, root_local);
+  if (local_ == 0) {
+    const OwnedType message = byte_block(static_cast<std::uint64_t>(count) * type.size);
+    check_mpi(PMPI_Bcast(buffer, 1, message.get(), root_node, leaders_),
+              "PMPI_Bcast between the nodes' leaders");
+  }
+  if (!in_root_node || root_local == 0) team().bcast(buffer, count, type, 0);
+}
+
+}  // namespace shmcoll::mpi

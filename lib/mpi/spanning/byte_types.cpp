@@ -1,0 +1,68 @@
+#include "mpi/spanning/byte_types.hpp"
+
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "shmcoll/error.hpp"
+
+namespace shmcoll::mpi {
+
+void check_mpi(int rc, const char* what) {
+  if (rc == MPI_SUCCESS) return;
+  char text[MPI_MAX_ERROR_STRING] = {};
+  int length = 0;
+  PMPI_Error_string(rc, text, &length);
+  throw PeerFailed(std::string(what) +
+                   " failed: " + std::string(text, static_cast<std::size_t>(length)));
+}
+
+OwnedType::~OwnedType() {
+  if (type_ != MPI_DATATYPE_NULL) PMPI_Type_free(&type_);
+}
+
+namespace {
+
+OwnedType committed(MPI_Datatype type) {
+  check_mpi(PMPI_Type_commit(&type), "PMPI_Type_commit");
+  return OwnedType(type);
+}
+
+}  // namespace
+
+OwnedType byte_block(std::uint64_t bytes) {
+  MPI_Datatype type = MPI_DATATYPE_NULL;
+  constexpr auto kIntMax = static_cast<std::uint64_t>(std::numeric_limits<int>::max());
+  if (bytes <= kIntMax) {
+    check_mpi(PMPI_Type_contiguous(static_cast<int>(bytes), MPI_BYTE, &type),
+              "PMPI_Type_contiguous");
+    return committed(type);
+  }
+  // Whole GiB, then the rest: counts that each fit an int for any buffer below 2^61 bytes.
+  constexpr std::uint64_t kChunk = std::uint64_t{1} << 30;
+  MPI_Datatype chunk = MPI_DATATYPE_NULL, chunks = MPI_DATATYPE_NULL;
+  check_mpi(PMPI_Type_contiguous(static_cast<int>(kChunk), MPI_BYTE, &chunk),
+            "PMPI_Type_contiguous");
+  check_mpi(PMPI_Type_contiguous(static_cast<int>(bytes / kChunk), chunk, &chunks),
+            "PMPI_Type_contiguous");
+  const int lengths[2] = {1, static_cast<int>(bytes % kChunk)};
+  const MPI_Aint displacements[2] = {0, static_cast<MPI_Aint>(bytes - bytes % kChunk)};
+  MPI_Datatype parts[2] = {chunks, MPI_BYTE};
+  check_mpi(PMPI_Type_create_struct(2, lengths, displacements, parts, &type),
+            "PMPI_Type_create_struct");
+  PMPI_Type_free(&chunks);
+  PMPI_Type_free(&chunk);
+  return committed(type);
+}
+
+OwnedType scattered_blocks(std::uint64_t block, std::span<const std::uint64_t> offsets) {
+  const OwnedType one = byte_block(block);
+  std::vector<MPI_Aint> displacements(offsets.begin(), offsets.end());
+  MPI_Datatype type = MPI_DATATYPE_NULL;
+  check_mpi(PMPI_Type_create_hindexed_block(static_cast<int>(displacements.size()), 1,
+                                            displacements.data(), one.get(), &type),
+            "PMPI_Type_create_hindexed_block");
+  return committed(type);
+}
+
+}  // namespace shmcoll::mpi
