@@ -8,7 +8,7 @@
 //     node's ranks where they lie in its buffer (a scatterv or gatherv of the team);
 //   - between the root and each other node's leader, through the MPI: that node's blocks in
 //     one message, taken from or put into the root's buffer in place by a datatype
-//     (NodeBlocks); a broadcast goes over the leaders' communicator instead;
+//     (byte_types.hpp); a broadcast goes over the leaders' communicator instead;
 //   - inside every other node, from or to its leader, with the node's team.
 // Every rank of a node thus runs one operation of its team per call, whatever the root, so the
 // team's operations pair up as they do on one node.
