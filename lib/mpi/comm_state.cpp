@@ -29,21 +29,18 @@ int delete_state(MPI_Comm, int, void* value, void*) {
   // while another frees it was erroneous before the cache too.
   states_deleted.fetch_add(1, std::memory_order_relaxed);
   auto* state = static_cast<CommState*>(value);
-  if (state->spanning) {
+  // The teams end with the communicator (MPI_Comm_free, MPI_Finalize): a rank that ran
+  // another number of collectives on it than its peers is found now at the latest.
+  auto leave = [](auto& served) {
     try {
-      state->spanning->leave();
+      served.leave();
     } catch (const std::exception& e) {
       std::fprintf(stderr, "shmcoll-mpi: when the communicator was freed: %s\n", e.what());
     }
-  }
+  };
+  if (state->spanning) leave(*state->spanning);
   if (state->team) {
-    // The team ends with the communicator (MPI_Comm_free, MPI_Finalize): a rank that ran
-    // another number of collectives on it than its peers is found now at the latest.
-    try {
-      state->team->leave();
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "shmcoll-mpi: when the communicator was freed: %s\n", e.what());
-    }
+    leave(*state->team);
     // The team's segment stays parked for the next communicator of the same processes
     // (introspection::charge_parked_segment), charged to the budget as long as it is.
     state->team.reset();

@@ -11,8 +11,8 @@ void Spanning::bcast(void* buffer, Count count, Datatype type, int root) {
   const bool in_root_node = node_ == root_node;
   if (in_root_node && root_local != 0) team().bcast(buffer, count, type, root_local);
   if (local_ == 0) {
-    const OwnedType message = byte_block(static_cast<std::uint64_t>(count) * type.size);
-    check_mpi(PMPI_Bcast(buffer, 1, message.get(), root_node, leaders_),
+    const ByteMessage message(static_cast<std::uint64_t>(count) * type.size);
+    check_mpi(PMPI_Bcast(buffer, message.count, message.type, root_node, leaders_),
               "PMPI_Bcast between the nodes' leaders");
   }
   if (!in_root_node || root_local == 0) team().bcast(buffer, count, type, 0);

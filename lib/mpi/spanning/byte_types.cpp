@@ -55,6 +55,17 @@ OwnedType byte_block(std::uint64_t bytes) {
   return committed(type);
 }
 
+ByteMessage::ByteMessage(std::uint64_t bytes)
+    : owned(bytes > static_cast<std::uint64_t>(std::numeric_limits<int>::max()) ? byte_block(bytes)
+                                                                                : OwnedType()) {
+  if (owned.get() != MPI_DATATYPE_NULL) {
+    count = 1;
+    type = owned.get();
+  } else {
+    count = static_cast<int>(bytes);
+  }
+}
+
 OwnedType scattered_blocks(std::uint64_t block, std::span<const std::uint64_t> offsets) {
   const OwnedType one = byte_block(block);
   std::vector<MPI_Aint> displacements(offsets.begin(), offsets.end());

@@ -29,6 +29,14 @@ class OwnedType {
 
 // `bytes` contiguous bytes as one element.
 OwnedType byte_block(std::uint64_t bytes);
+// `bytes` contiguous bytes as an MPI call's count and datatype: that many MPI_BYTE where the
+// count fits an int, else one byte_block (which no call needs to build otherwise).
+struct ByteMessage {
+  explicit ByteMessage(std::uint64_t bytes);
+  OwnedType owned;  // the byte_block, where there is one
+  int count = 0;
+  MPI_Datatype type = MPI_BYTE;
+};
 // Blocks of `block` bytes each, at `offsets` bytes from the buffer's start, as one element:
 // one node's blocks in the root's buffer of a scatter or gather.
 OwnedType scattered_blocks(std::uint64_t block, std::span<const std::uint64_t> offsets);

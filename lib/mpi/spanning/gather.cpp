@@ -9,12 +9,9 @@ namespace shmcoll::mpi {
 void Spanning::gather(const void* sendbuf, Count sendcount, Datatype sendtype, void* recvbuf,
                       Count recvcount, Datatype recvtype, int root) {
   if (rank_ != root) return gather_elsewhere(sendbuf, sendcount, sendtype, root);
-  const std::uint64_t block = static_cast<std::uint64_t>(recvcount) * recvtype.size;
-  std::vector<MPI_Request> receives = start_node_messages(Direction::kReceive, recvbuf, block);
-  std::vector<Count> counts, displs;
-  own_node_blocks(recvcount, counts, displs);
-  team().gatherv(sendbuf, sendcount, sendtype, recvbuf, counts, displs, recvtype, local_);
-  complete(receives, "PMPI_Waitall for the blocks of the nodes' leaders");
+  as_root(Direction::kReceive, recvbuf, recvcount, recvtype, [&](auto counts, auto displs) {
+    team().gatherv(sendbuf, sendcount, sendtype, recvbuf, counts, displs, recvtype, local_);
+  });
 }
 
 void Spanning::gather(InPlace, void* recvbuf, Count recvcount, Datatype recvtype, int root) {
@@ -22,12 +19,9 @@ void Spanning::gather(InPlace, void* recvbuf, Count recvcount, Datatype recvtype
     // Misused off the root: the team reports it, as on one node.
     return team().gather(in_place, recvbuf, recvcount, recvtype, root);
   }
-  const std::uint64_t block = static_cast<std::uint64_t>(recvcount) * recvtype.size;
-  std::vector<MPI_Request> receives = start_node_messages(Direction::kReceive, recvbuf, block);
-  std::vector<Count> counts, displs;
-  own_node_blocks(recvcount, counts, displs);
-  team().gatherv(in_place, recvbuf, counts, displs, recvtype, local_);
-  complete(receives, "PMPI_Waitall for the blocks of the nodes' leaders");
+  as_root(Direction::kReceive, recvbuf, recvcount, recvtype, [&](auto counts, auto displs) {
+    team().gatherv(in_place, recvbuf, counts, displs, recvtype, local_);
+  });
 }
 
 void Spanning::gather_elsewhere(const void* sendbuf, Count sendcount, Datatype sendtype, int root) {
@@ -41,8 +35,8 @@ void Spanning::gather_elsewhere(const void* sendbuf, Count sendcount, Datatype s
   const std::uint64_t bytes = node_bytes(static_cast<std::uint64_t>(sendcount) * sendtype.size);
   std::vector<std::byte> blocks(bytes);
   team().gather(sendbuf, sendcount, sendtype, blocks.data(), sendcount, sendtype, 0);
-  const OwnedType message = byte_block(bytes);
-  check_mpi(PMPI_Send(blocks.data(), 1, message.get(), root, kNodeMessageTag, messages_),
+  const ByteMessage message(bytes);
+  check_mpi(PMPI_Send(blocks.data(), message.count, message.type, root, kNodeMessageTag, messages_),
             "PMPI_Send of the node's blocks to the root");
 }
 

@@ -9,13 +9,9 @@ namespace shmcoll::mpi {
 void Spanning::scatter(const void* sendbuf, Count sendcount, Datatype sendtype, void* recvbuf,
                        Count recvcount, Datatype recvtype, int root) {
   if (rank_ != root) return scatter_elsewhere(recvbuf, recvcount, recvtype, root);
-  const std::uint64_t block = static_cast<std::uint64_t>(sendcount) * sendtype.size;
-  std::vector<MPI_Request> sends =
-      start_node_messages(Direction::kSend, const_cast<void*>(sendbuf), block);
-  std::vector<Count> counts, displs;
-  own_node_blocks(sendcount, counts, displs);
-  team().scatterv(sendbuf, counts, displs, sendtype, recvbuf, recvcount, recvtype, local_);
-  complete(sends, "PMPI_Waitall for the blocks sent to the nodes' leaders");
+  as_root(Direction::kSend, sendbuf, sendcount, sendtype, [&](auto counts, auto displs) {
+    team().scatterv(sendbuf, counts, displs, sendtype, recvbuf, recvcount, recvtype, local_);
+  });
 }
 
 void Spanning::scatter(const void* sendbuf, Count sendcount, Datatype sendtype, InPlace, int root) {
@@ -23,13 +19,9 @@ void Spanning::scatter(const void* sendbuf, Count sendcount, Datatype sendtype, 
     // Misused off the root: the team reports it, as on one node.
     return team().scatter(sendbuf, sendcount, sendtype, in_place, root);
   }
-  const std::uint64_t block = static_cast<std::uint64_t>(sendcount) * sendtype.size;
-  std::vector<MPI_Request> sends =
-      start_node_messages(Direction::kSend, const_cast<void*>(sendbuf), block);
-  std::vector<Count> counts, displs;
-  own_node_blocks(sendcount, counts, displs);
-  team().scatterv(sendbuf, counts, displs, sendtype, in_place, local_);
-  complete(sends, "PMPI_Waitall for the blocks sent to the nodes' leaders");
+  as_root(Direction::kSend, sendbuf, sendcount, sendtype, [&](auto counts, auto displs) {
+    team().scatterv(sendbuf, counts, displs, sendtype, in_place, local_);
+  });
 }
 
 void Spanning::scatter_elsewhere(void* recvbuf, Count recvcount, Datatype recvtype, int root) {
@@ -42,8 +34,8 @@ void Spanning::scatter_elsewhere(void* recvbuf, Count recvcount, Datatype recvty
   // The leader: its node's blocks, in team order, as the root sent them.
   const std::uint64_t bytes = node_bytes(static_cast<std::uint64_t>(recvcount) * recvtype.size);
   std::vector<std::byte> blocks(bytes);
-  const OwnedType message = byte_block(bytes);
-  check_mpi(PMPI_Recv(blocks.data(), 1, message.get(), root, kNodeMessageTag, messages_,
+  const ByteMessage message(bytes);
+  check_mpi(PMPI_Recv(blocks.data(), message.count, message.type, root, kNodeMessageTag, messages_,
                       MPI_STATUS_IGNORE),
             "PMPI_Recv of the node's blocks from the root");
   team().scatter(blocks.data(), recvcount, recvtype, recvbuf, recvcount, recvtype, 0);

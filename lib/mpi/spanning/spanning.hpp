@@ -113,6 +113,20 @@ class Spanning {
   std::uint64_t node_bytes(std::uint64_t block) const {
     return block * layout_.ranks_of(node_).size();
   }
+  // The root's whole part of a scatter (kSend) or gather (kReceive) of `count` elements of
+  // `type` per rank at `buffer`: the other nodes' messages started, then
+  // `own_node(counts, displs)` runs its team's v-form over its own node's blocks, then the
+  // messages complete.
+  template <class OwnNode>
+  void as_root(Direction direction, const void* buffer, Count count, Datatype type,
+               OwnNode&& own_node) {
+    std::vector<MPI_Request> messages = start_node_messages(
+        direction, const_cast<void*>(buffer), static_cast<std::uint64_t>(count) * type.size);
+    std::vector<Count> counts, displs;
+    own_node_blocks(count, counts, displs);
+    own_node(std::span<const Count>(counts), std::span<const Count>(displs));
+    complete(messages, "PMPI_Waitall for the messages between the root and the leaders");
+  }
   // The ranks other than the root, by where they are: the root's node, or another.
   void scatter_elsewhere(void* recvbuf, Count recvcount, Datatype recvtype, int root);
   void gather_elsewhere(const void* sendbuf, Count sendcount, Datatype sendtype, int root);
