@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The two entry points of shmcoll on a fresh Debian machine:
 #   ./run.sh bench   install dependencies, build, run the benchmark of all five collectives
-#   ./run.sh test    install dependencies, build, run the whole test suite, then the core
-#                    suite again in an ASan+UBSan build and in a TSan build
+#   ./run.sh test    install dependencies, build, run the whole test suite
+#   ./run.sh sanitize  the core suite again in an ASan+UBSan build and in a TSan build (CI)
 # Environment: BUILD_DIR (default build), BENCH_RANKS (default: number of cores),
 # BENCH_MAX_BYTES (default 64M), CMAKE_ARGS (more arguments for every build's configuration,
 # e.g. -DSHMCOLL_WERROR=ON).
@@ -40,6 +40,17 @@ sanitized_suite() {
     ctest --output-on-failure --timeout 900 -LE "$leave_out" "$@")
 }
 
+# Segments whose creator has ended: what a test left behind. (Another job's team forming right
+# now has a name in /dev/shm too, with its creator running.)
+check_no_leftover_segments() {
+  local leftover
+  leftover=$("$build_dir/tools/shmcoll-info" --segments | grep ' stale: ' || true)
+  if [ -n "$leftover" ]; then
+    echo "run.sh: shared segments left in /dev/shm: $leftover" >&2
+    exit 1
+  fi
+}
+
 case "${1:-}" in
   bench)
     setup_and_build
@@ -54,6 +65,10 @@ case "${1:-}" in
   test)
     setup_and_build
     (cd "$build_dir" && ctest --output-on-failure --timeout 900 -LE long "${@:2}")
+    check_no_leftover_segments
+    ;;
+  sanitize)
+    setup_and_build
     # The core suite again under AddressSanitizer with UndefinedBehaviorSanitizer, then under
     # ThreadSanitizer (without the MPI plugin: an instrumented library cannot be preloaded into
     # uninstrumented MPI programs). A sanitizer report fails the test it happens in.
@@ -64,16 +79,10 @@ case "${1:-}" in
     sanitized_suite "${build_dir}-asan" address,undefined 150 "long|heavy" "${@:2}"
     TSAN_OPTIONS=halt_on_error=1 sanitized_suite "${build_dir}-tsan" thread 50 \
       "long|heavy|processes" "${@:2}"
-    # Segments whose creator has ended: what a test left behind. (Another job's team forming
-    # right now has a name in /dev/shm too, with its creator running.)
-    leftover=$("$build_dir/tools/shmcoll-info" --segments | grep ' stale: ' || true)
-    if [ -n "$leftover" ]; then
-      echo "run.sh: shared segments left in /dev/shm: $leftover" >&2
-      exit 1
-    fi
+    check_no_leftover_segments
     ;;
   *)
-    echo "usage: $0 bench|test [extra arguments for shmcoll-bench or ctest]" >&2
+    echo "usage: $0 bench|test|sanitize [extra arguments for shmcoll-bench or ctest]" >&2
     exit 2
     ;;
 esac
