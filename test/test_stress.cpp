@@ -3,7 +3,7 @@
 // machines), every result checked byte for byte with guards and gaps (support/collective_checks).
 //
 // STRESS_OPS sets the total number of operations over all teams. The CI suite runs a short
-// version with a fixed seed; the ctest label `long` runs 100,000 (ctest -L long).
+// version with a fixed seed; the ctest label `long` runs 30,000 (ctest -L long).
 #include <doctest/doctest.h>
 
 #include <chrono>

@@ -211,7 +211,8 @@ Team* team_of(MPI_Comm comm) {
   return state.mode == CommState::Mode::kShmcoll ? state.team.get() : nullptr;
 }
 
-Call::Call(const char* function, Coll coll, MPI_Comm comm) : function_(function), comm_(comm) {
+Call::Call(const char* function, Coll coll, MPI_Comm comm)
+    : function_(function), coll_(coll), comm_(comm) {
   const PluginConfig& cfg = config();  // first: it checks which MPI runs (check_mpi_library)
   if (comm == MPI_COMM_NULL) {
     to_pmpi_ = true;  // PMPI reports it
@@ -241,13 +242,21 @@ int Call::pmpi_size() const {
   return size;
 }
 
-int Call::reject(const ArgumentError& error) {
+int Call::reject(const ArgumentError& error, int root) {
   const std::string message = std::string(function_) + " on " + error.message;
   if (state_->team) {
     state_->team->abort(Status::kInvalidArgument, message, cause_of_class(error.mpi_class));
   }
   if (state_->spanning) {
     state_->spanning->abort(Status::kInvalidArgument, message, cause_of_class(error.mpi_class));
+    if (root >= 0 && root < state_->spanning->size()) {
+      const bool to_leaders = coll_ == Coll::kScatter || coll_ == Coll::kScatterv;
+      const bool from_leaders = coll_ == Coll::kGather || coll_ == Coll::kGatherv;
+      if (to_leaders || from_leaders) {
+        state_->spanning->settle_rejected(
+            to_leaders ? Spanning::Direction::kSend : Spanning::Direction::kReceive, root);
+      }
+    }
   }
   return report(error.mpi_class, message);
 }
@@ -281,9 +290,7 @@ void Call::serve_across_nodes() {
 }
 
 void Call::fall_back_across_nodes() {
-  log_once(
-      "falls back to PMPI: across nodes, shmcoll serves the blocking MPI_Bcast, "
-      "MPI_Scatter and MPI_Gather so far");
+  log_once("falls back to PMPI: across nodes, shmcoll serves the blocking collectives so far");
   stats().fallback++;
 }
 
@@ -306,16 +313,17 @@ void Call::log_once(std::string_view reason) {
 int Call::fail(const std::exception& e) {
   const auto* error = dynamic_cast<const Error*>(&e);
   const int mpi_class = error ? error_class_of(error->status(), error->cause()) : MPI_ERR_INTERN;
-  return report(mpi_class, std::string(function_) + ": " + e.what());
+  return report(mpi_class, std::string(function_) + ": " + e.what(),
+                dynamic_cast<const NodeTeamIntact*>(&e) != nullptr);
 }
 
-int Call::report(int mpi_class, const std::string& message) {
+int Call::report(int mpi_class, const std::string& message, bool keep_team) {
   // The team is unusable after an error on any rank; the next call forms a new one.
   if (state_ != nullptr && state_->team) {
     state_->team.reset();
     state_->reservation.reset();
   }
-  if (state_ != nullptr && state_->spanning) state_->spanning->drop_team();
+  if (state_ != nullptr && state_->spanning && !keep_team) state_->spanning->drop_team();
   MPI_Errhandler handler = MPI_ERRHANDLER_NULL;
   PMPI_Comm_get_errhandler(comm_, &handler);
   const bool fatal = handler == MPI_ERRORS_ARE_FATAL;

@@ -64,7 +64,7 @@ int blocking_form(const char* function, const C& c, Fallback&& fallback) {
   };
   if constexpr (C::kAcrossNodes) {
     return serve(function, C::kColl, c.comm, local_check(c), moves_nothing(c), body, fallback,
-                 Succeed{}, body);
+                 Succeed{}, AcrossNodes<decltype(body)&>{body, c.root});
   } else {
     return serve(function, C::kColl, c.comm, local_check(c), moves_nothing(c), body, fallback);
   }

@@ -50,8 +50,9 @@ struct Gatherv {
         std::span<const Count>{}, kByte, root);
     return MPI_SUCCESS;
   }
-  static constexpr bool kAcrossNodes = false;  // on one node's team only
-  static void run(Team& team, auto... args) { team.gatherv(args...); }
+  // On one node's team, or across nodes (spanning/spanning.hpp).
+  static constexpr bool kAcrossNodes = true;
+  static void run(auto& target, auto... args) { target.gatherv(args...); }
   static Request start(Team& team, auto... args) { return team.igatherv(args...); }
 };
 

@@ -95,8 +95,10 @@ class Call {
   int size() const { return state_->team ? state_->team->size() : pmpi_size(); }
   // Returns a local argument error through the communicator's error handler. A team that
   // serves the communicator ends with it, so that the other ranks get the error too instead of
-  // waiting for this rank.
-  int reject(const ArgumentError& error);
+  // waiting for this rank. Where the communicator spans nodes and the call would have been
+  // served across them, `root` is its root: this rank's messages between nodes are settled
+  // (Spanning::settle_rejected).
+  int reject(const ArgumentError& error, int root = -1);
   Team* engage();
   // After engage() gave no team: what serves the communicator where it spans nodes, else
   // nullptr. Then serve_across_nodes() counts the call as served, or fall_back_across_nodes()
@@ -108,6 +110,7 @@ class Call {
   int skip();
   Team* team() const { return team_; }
   // Reports a shmcoll error through the communicator's error handler; returns the MPI code.
+  // The team is dropped, but where the error leaves it intact (NodeTeamIntact).
   int fail(const std::exception& e);
   // Logs once per communicator and reason, in verbose mode. (A view: the common "served"
   // case must not build a string on every call.)
@@ -116,13 +119,14 @@ class Call {
  private:
   // Calls the communicator's error handler with a code of `mpi_class` carrying `message`,
   // after dropping the team (unusable after an error on any rank); returns the code.
-  int report(int mpi_class, const std::string& message);
+  int report(int mpi_class, const std::string& message, bool keep_team = false);
   int pmpi_rank() const;
   int pmpi_size() const;
   // engage() where the communicator is undecided, has no team, or calls are logged.
   Team* engage_slow();
 
   const char* function_;
+  Coll coll_;
   MPI_Comm comm_;
   CommState* state_ = nullptr;
   Team* team_ = nullptr;

@@ -49,8 +49,9 @@ struct Scatterv {
         b.recv.count(), b.recv.element(), root);
     return MPI_SUCCESS;
   }
-  static constexpr bool kAcrossNodes = false;  // on one node's team only
-  static void run(Team& team, auto... args) { team.scatterv(args...); }
+  // On one node's team, or across nodes (spanning/spanning.hpp).
+  static constexpr bool kAcrossNodes = true;
+  static void run(auto& target, auto... args) { target.scatterv(args...); }
   static Request start(Team& team, auto... args) { return team.iscatterv(args...); }
 };
 

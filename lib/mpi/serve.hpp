@@ -18,12 +18,18 @@ namespace shmcoll::mpi {
 // moves_nothing below); such a call returns at once. `body(team)` returns MPI_SUCCESS or the code
 // of a local MPI failure (which then ends the team for the other ranks too); `fallback()` calls
 // PMPI; `skipped()` is what a call that moves nothing returns (a non-blocking one: a request
-// complete at once). `across_nodes(spanning)` is the body on a communicator that spans nodes
-// (spanning/spanning.hpp); where a form has none (NotAcrossNodes), such calls go to PMPI.
+// complete at once). `across_nodes.body(spanning)` is the body on a communicator that spans
+// nodes (spanning/spanning.hpp); where a form has none (NotAcrossNodes), such calls go to PMPI.
 struct Succeed {
   int operator()() const { return MPI_SUCCESS; }
 };
 struct NotAcrossNodes {};
+// A form served across nodes: its body there, and the call's root.
+template <class Body>
+struct AcrossNodes {
+  Body body;
+  int root;
+};
 
 // The body's result on `target` (a Team or a Spanning), its failures turned into MPI codes.
 template <class Target, class Body>
@@ -35,23 +41,36 @@ int run_body(const char* function, Call& call, Target& target, Body&& body) {
         std::string(function) + ": an MPI call on this rank failed with code " + std::to_string(rc);
     target.abort(Status::kInvalidArgument, why);
     return call.fail(InvalidArgument(why));
+  } catch (const NodeTeamIntact& e) {
+    return call.fail(e);  // the node's team finished its part: it stays
+  } catch (const Error& e) {
+    // Raised outside the team's operations (a spanning communicator's messages): the team's
+    // other ranks must get it too. A team's own error is recorded already, and the first
+    // one recorded stays.
+    target.abort(e.status(), e.what(), e.cause());
+    return call.fail(e);
   } catch (const std::exception& e) {
+    target.abort(Status::kInternal, e.what());
     return call.fail(e);
   }
 }
 
 template <class Check, class Empty, class Body, class Fallback, class Skipped = Succeed,
-          class AcrossNodes = NotAcrossNodes>
+          class Across = NotAcrossNodes>
 int serve(const char* function, Coll coll, MPI_Comm comm, Check&& check, Empty&& moves_nothing,
           Body&& body, Fallback&& fallback, Skipped&& skipped = Succeed{},
-          AcrossNodes&& across_nodes = NotAcrossNodes{}) {
+          Across&& across_nodes = NotAcrossNodes{}) {
+  constexpr bool kServedAcrossNodes = !std::is_same_v<std::decay_t<Across>, NotAcrossNodes>;
   try {
     Call call(function, coll, comm);
     if (call.to_pmpi()) return fallback();
     const int rank = call.rank();
     LocalError problem;
     if (!check(rank, call.size(), problem)) [[unlikely]] {
-      if (problem) return call.reject(*problem);
+      if (problem) {
+        if constexpr (kServedAcrossNodes) return call.reject(*problem, across_nodes.root);
+        return call.reject(*problem);
+      }
     }
     if (moves_nothing(rank)) [[unlikely]] {
       call.skip();
@@ -61,12 +80,12 @@ int serve(const char* function, Coll coll, MPI_Comm comm, Check&& check, Empty&&
       return run_body(function, call, *team, body);
     Spanning* spanning = call.spanning();
     if (spanning == nullptr) return fallback();
-    if constexpr (std::is_same_v<std::decay_t<AcrossNodes>, NotAcrossNodes>) {
+    if constexpr (!kServedAcrossNodes) {
       call.fall_back_across_nodes();
       return fallback();
     } else {
       call.serve_across_nodes();
-      return run_body(function, call, *spanning, across_nodes);
+      return run_body(function, call, *spanning, across_nodes.body);
     }
   } catch (...) {
     return MPI_ERR_INTERN;

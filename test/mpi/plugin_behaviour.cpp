@@ -14,6 +14,12 @@
 //                     deferred checks (SHMCOLL_CHECKS=deferred); a root whose count was 0
 //                     while the others' was not is reported to them when it frees the
 //                     communicator
+//   errors-across-nodes  4 ranks on 2 nodes (SHMCOLL_MPI_FAKE_NODES=2): a scatterv whose root
+//                     sends a node more than its ranks' counts take fails on that node's ranks,
+//                     a gatherv whose node sends the root more than its counts take fails at
+//                     the root; a scatter its root rejects and a gather another node's rank
+//                     rejects fail on the nodes concerned; nobody waits, and the communicator
+//                     works again afterwards
 //   errors-fatal      MPI_ERRORS_ARE_FATAL (the default): a root mismatch aborts with a message
 //   dup-loop N        N cycles of MPI_Comm_dup / MPI_Bcast / MPI_Comm_free leak no memory, no file
 //                     descriptors and no /dev/shm files (numbers printed by rank 0)
@@ -133,6 +139,87 @@ void errors_return() {
   check(MPI_Gatherv(v.data(), right, MPI_INT, all.data(), counts.data(), displs.data(), MPI_INT, 0,
                     comm) == MPI_SUCCESS,
         "gatherv with different counts after the error");
+  MPI_Comm_free(&comm);
+}
+
+// Across nodes, errors travel with the data (spanning.hpp): ranks 0 and 2 on one node, 1 and 3
+// on the other, whose leader is rank 1.
+void errors_across_nodes() {
+  MPI_Comm comm;
+  MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+  MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+  std::vector<int> counts = {1, 2, 3, 4}, displs = {0, 1, 3, 6}, all(10, 0), mine(5, -1);
+  for (int i = 0; i < 10; ++i) all[static_cast<std::size_t>(i)] = i;
+  auto error_class_of = [](int rc) {
+    int error_class = MPI_SUCCESS;
+    MPI_Error_class(rc, &error_class);
+    return error_class;
+  };
+  // Rank 3 takes one element less than the root sends it: node 1's leader gets a message
+  // longer than its ranks' counts, and both ranks of node 1 return the error.
+  const int want = counts[static_cast<std::size_t>(g_rank)] - (g_rank == 3 ? 1 : 0);
+  int rc = MPI_Scatterv(all.data(), counts.data(), displs.data(), MPI_INT, mine.data(), want,
+                        MPI_INT, 0, comm);
+  if (g_rank % 2 == 1) {
+    check(rc != MPI_SUCCESS, "a scatterv whose root sends this node more fails on its ranks");
+    char text[MPI_MAX_ERROR_STRING] = {};
+    int length = 0;
+    MPI_Error_string(rc, text, &length);
+    const std::string message(text, static_cast<std::size_t>(length));
+    check(message.find("node 1 (ranks 1, 3)") != std::string::npos &&
+              message.find("24 bytes where 20") != std::string::npos,
+          "the scatterv error names the node and both sizes: " + message);
+    if (g_rank == 1) check(error_class_of(rc) == MPI_ERR_TRUNCATE, "the class is MPI_ERR_TRUNCATE");
+  } else {
+    check(rc == MPI_SUCCESS, "the scatterv's root node, which sent, returns as usual");
+  }
+  // The same scatterv, right, in a new team on node 1.
+  std::fill(mine.begin(), mine.end(), -1);
+  rc = MPI_Scatterv(all.data(), counts.data(), displs.data(), MPI_INT, mine.data(),
+                    counts[static_cast<std::size_t>(g_rank)], MPI_INT, 0, comm);
+  bool ok = rc == MPI_SUCCESS;
+  for (int i = 0; i < counts[static_cast<std::size_t>(g_rank)]; ++i)
+    ok = ok && mine[static_cast<std::size_t>(i)] == displs[static_cast<std::size_t>(g_rank)] + i;
+  check(ok, "scatterv after the error delivers the data");
+  // Rank 3 sends one element more than the root's counts take: the root returns the error,
+  // the others, which sent, as usual.
+  std::fill(all.begin(), all.end(), -1);
+  const int give = counts[static_cast<std::size_t>(g_rank)] + (g_rank == 3 ? 1 : 0);
+  std::vector<int> send(5, g_rank);
+  rc = MPI_Gatherv(send.data(), give, MPI_INT, all.data(), counts.data(), displs.data(), MPI_INT, 0,
+                   comm);
+  if (g_rank == 0) {
+    check(rc != MPI_SUCCESS && error_class_of(rc) == MPI_ERR_TRUNCATE,
+          "a gatherv whose node sends the root more fails at the root with MPI_ERR_TRUNCATE");
+  } else {
+    check(rc == MPI_SUCCESS, "the gatherv's senders return as usual");
+  }
+  rc = MPI_Gatherv(send.data(), counts[static_cast<std::size_t>(g_rank)], MPI_INT, all.data(),
+                   counts.data(), displs.data(), MPI_INT, 0, comm);
+  check(rc == MPI_SUCCESS, "gatherv after the error");
+  if (g_rank == 0) {
+    const std::vector<int> expected = {0, 1, 1, 2, 2, 2, 3, 3, 3, 3};
+    check(all == expected, "gatherv after the error gathers the data");
+  }
+  // Calls a rank rejects before they begin: the root of a scatter (a negative count), whose
+  // word reaches the other node, and rank 3 of a gather (a negative count), whose node tells
+  // the root.
+  rc = MPI_Scatter(all.data(), g_rank == 0 ? -1 : 2, MPI_INT, mine.data(), 2, MPI_INT, 0, comm);
+  check(g_rank == 2 || rc != MPI_SUCCESS,
+        "a scatter its root rejects fails on the root and on the other node");
+  if (g_rank == 0) check(error_class_of(rc) == MPI_ERR_COUNT, "the root's class is MPI_ERR_COUNT");
+  rc = MPI_Gather(send.data(), g_rank == 3 ? -1 : 2, MPI_INT, all.data(), 2, MPI_INT, 0, comm);
+  check(g_rank == 2 || rc != MPI_SUCCESS,
+        "a gather rank 3 rejects fails on rank 3's node and at the root");
+  if (g_rank == 3) check(error_class_of(rc) == MPI_ERR_COUNT, "rank 3's class is MPI_ERR_COUNT");
+  // And the communicator serves again.
+  rc = MPI_Gather(send.data(), 2, MPI_INT, all.data(), 2, MPI_INT, 0, comm);
+  check(rc == MPI_SUCCESS, "gather after the rejected calls");
+  if (g_rank == 0) {
+    const std::vector<int> expected = {0, 0, 1, 1, 2, 2, 3, 3, 3, 3};
+    check(std::equal(expected.begin(), expected.begin() + 8, all.begin()),
+          "gather after the rejected calls gathers the data");
+  }
   MPI_Comm_free(&comm);
 }
 
@@ -789,6 +876,8 @@ int main(int argc, char** argv) {
     nonblocking();
   else if (mode == "nonblocking-errors")
     nonblocking_errors();
+  else if (mode == "errors-across-nodes")
+    errors_across_nodes();
   else if (mode == "errors-fatal")
     errors_fatal();
   else if (mode == "dup-loop")

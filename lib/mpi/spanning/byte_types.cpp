@@ -1,5 +1,6 @@
 #include "mpi/spanning/byte_types.hpp"
 
+#include <algorithm>
 #include <limits>
 #include <string>
 #include <vector>
@@ -66,13 +67,25 @@ ByteMessage::ByteMessage(std::uint64_t bytes)
   }
 }
 
-OwnedType scattered_blocks(std::uint64_t block, std::span<const std::uint64_t> offsets) {
-  const OwnedType one = byte_block(block);
-  std::vector<MPI_Aint> displacements(offsets.begin(), offsets.end());
+OwnedType scattered_blocks(std::span<const std::uint64_t> lengths,
+                           std::span<const MPI_Aint> offsets) {
+  constexpr auto kIntMax = static_cast<std::uint64_t>(std::numeric_limits<int>::max());
+  const int n = static_cast<int>(lengths.size());
   MPI_Datatype type = MPI_DATATYPE_NULL;
-  check_mpi(PMPI_Type_create_hindexed_block(static_cast<int>(displacements.size()), 1,
-                                            displacements.data(), one.get(), &type),
-            "PMPI_Type_create_hindexed_block");
+  if (std::all_of(lengths.begin(), lengths.end(), [](std::uint64_t b) { return b <= kIntMax; })) {
+    const std::vector<int> counts(lengths.begin(), lengths.end());
+    check_mpi(PMPI_Type_create_hindexed(n, counts.data(), offsets.data(), MPI_BYTE, &type),
+              "PMPI_Type_create_hindexed");
+    return committed(type);
+  }
+  // A block past an int: each block one element of its own byte_block.
+  std::vector<OwnedType> blocks;
+  std::vector<MPI_Datatype> types;
+  blocks.reserve(lengths.size());
+  for (std::uint64_t bytes : lengths) types.push_back(blocks.emplace_back(byte_block(bytes)).get());
+  const std::vector<int> ones(lengths.size(), 1);
+  check_mpi(PMPI_Type_create_struct(n, ones.data(), offsets.data(), types.data(), &type),
+            "PMPI_Type_create_struct");
   return committed(type);
 }
 

@@ -37,8 +37,9 @@ struct ByteMessage {
   int count = 0;
   MPI_Datatype type = MPI_BYTE;
 };
-// Blocks of `block` bytes each, at `offsets` bytes from the buffer's start, as one element:
-// one node's blocks in the root's buffer of a scatter or gather.
-OwnedType scattered_blocks(std::uint64_t block, std::span<const std::uint64_t> offsets);
+// Blocks of `lengths` bytes at `offsets` bytes from the buffer's start, as one element of
+// bytes: one node's blocks in the root's buffer of a scatter or gather.
+OwnedType scattered_blocks(std::span<const std::uint64_t> lengths,
+                           std::span<const MPI_Aint> offsets);
 
 }  // namespace shmcoll::mpi

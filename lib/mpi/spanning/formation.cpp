@@ -82,16 +82,14 @@ void Spanning::leave() {
 }
 
 void Spanning::abort(Status status, const std::string& message, Cause cause) {
-  if (node_team_.team) node_team_.team->abort(status, message, cause);
+  // Where the team was dropped after the last error, the node's other ranks form a new one in
+  // this call: this rank takes part, then aborts it, so that they get the error too.
+  try {
+    team().abort(status, message, cause);
+  } catch (const std::exception&) {
+    // No team formed: the others' formation fails too.
+  }
   drop_team();
-}
-
-void Spanning::own_node_blocks(Count count, std::vector<Count>& counts,
-                               std::vector<Count>& displs) const {
-  const std::span<const int> ranks = layout_.ranks_of(node_);
-  counts.assign(ranks.size(), count);
-  displs.resize(ranks.size());
-  for (std::size_t i = 0; i < ranks.size(); ++i) displs[i] = ranks[i] * count;
 }
 
 }  // namespace shmcoll::mpi

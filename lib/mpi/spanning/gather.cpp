@@ -1,17 +1,17 @@
-// Gather across nodes: each node other than the root's gathers its blocks at its leader, which
-// sends them to the root in one message; the root receives them straight into its buffer, and
-// gathers its own node's blocks with the team.
-#include "mpi/spanning/byte_types.hpp"
+// Gather and gatherv across nodes: each node other than the root's gathers its blocks at its
+// leader, which sends them to the root in one message; the root receives them straight into
+// its buffer, and gathers its own node's blocks with the team.
 #include "mpi/spanning/spanning.hpp"
 
 namespace shmcoll::mpi {
 
 void Spanning::gather(const void* sendbuf, Count sendcount, Datatype sendtype, void* recvbuf,
                       Count recvcount, Datatype recvtype, int root) {
-  if (rank_ != root) return gather_elsewhere(sendbuf, sendcount, sendtype, root);
-  as_root(Direction::kReceive, recvbuf, recvcount, recvtype, [&](auto counts, auto displs) {
-    team().gatherv(sendbuf, sendcount, sendtype, recvbuf, counts, displs, recvtype, local_);
-  });
+  if (rank_ != root) return gather_elsewhere(sendbuf, sendcount, sendtype, root, false);
+  as_root(Direction::kReceive, recvbuf, RootBlocks{recvtype.size, recvcount, {}, {}},
+          [&](auto counts, auto displs) {
+            team().gatherv(sendbuf, sendcount, sendtype, recvbuf, counts, displs, recvtype, local_);
+          });
 }
 
 void Spanning::gather(InPlace, void* recvbuf, Count recvcount, Datatype recvtype, int root) {
@@ -19,25 +19,72 @@ void Spanning::gather(InPlace, void* recvbuf, Count recvcount, Datatype recvtype
     // Misused off the root: the team reports it, as on one node.
     return team().gather(in_place, recvbuf, recvcount, recvtype, root);
   }
-  as_root(Direction::kReceive, recvbuf, recvcount, recvtype, [&](auto counts, auto displs) {
-    team().gatherv(in_place, recvbuf, counts, displs, recvtype, local_);
-  });
+  as_root(Direction::kReceive, recvbuf, RootBlocks{recvtype.size, recvcount, {}, {}},
+          [&](auto counts, auto displs) {
+            team().gatherv(in_place, recvbuf, counts, displs, recvtype, local_);
+          });
 }
 
-void Spanning::gather_elsewhere(const void* sendbuf, Count sendcount, Datatype sendtype, int root) {
+void Spanning::gatherv(const void* sendbuf, Count sendcount, Datatype sendtype, void* recvbuf,
+                       std::span<const Count> recvcounts, std::span<const Count> displs,
+                       Datatype recvtype, int root) {
+  if (rank_ != root) return gather_elsewhere(sendbuf, sendcount, sendtype, root, true);
+  as_root(Direction::kReceive, recvbuf, RootBlocks{recvtype.size, 0, recvcounts, displs},
+          [&](auto own_counts, auto own_displs) {
+            team().gatherv(sendbuf, sendcount, sendtype, recvbuf, own_counts, own_displs, recvtype,
+                           local_);
+          });
+}
+
+void Spanning::gatherv(InPlace, void* recvbuf, std::span<const Count> recvcounts,
+                       std::span<const Count> displs, Datatype recvtype, int root) {
+  if (rank_ != root) {
+    // Misused off the root: the team reports it, as on one node.
+    return team().gatherv(in_place, recvbuf, recvcounts, displs, recvtype, root);
+  }
+  as_root(Direction::kReceive, recvbuf, RootBlocks{recvtype.size, 0, recvcounts, displs},
+          [&](auto own_counts, auto own_displs) {
+            team().gatherv(in_place, recvbuf, own_counts, own_displs, recvtype, local_);
+          });
+}
+
+void Spanning::gather_elsewhere(const void* sendbuf, Count sendcount, Datatype sendtype, int root,
+                                bool v_form) {
   const int root_node = layout_.node_of[static_cast<std::size_t>(root)];
   if (node_ == root_node) {
     const int root_local = layout_.local_of[static_cast<std::size_t>(root)];
     return team().gatherv(sendbuf, sendcount, sendtype, nullptr, {}, {}, sendtype, root_local);
   }
-  if (local_ != 0) return team().gather(sendbuf, sendcount, sendtype, nullptr, 0, sendtype, 0);
-  // The leader: its node's blocks, in team order, for the root.
-  const std::uint64_t bytes = node_bytes(static_cast<std::uint64_t>(sendcount) * sendtype.size);
-  std::vector<std::byte> blocks(bytes);
-  team().gather(sendbuf, sendcount, sendtype, blocks.data(), sendcount, sendtype, 0);
-  const ByteMessage message(bytes);
-  check_mpi(PMPI_Send(blocks.data(), message.count, message.type, root, kNodeMessageTag, messages_),
-            "PMPI_Send of the node's blocks to the root");
+  const std::uint64_t own = static_cast<std::uint64_t>(sendcount) * sendtype.size;
+  if (!v_form) {
+    // Every block of the node is the size of this rank's (MPI's rule; the team checks it).
+    if (local_ != 0) return team().gather(sendbuf, sendcount, sendtype, nullptr, 0, sendtype, 0);
+  } else if (local_ != 0) {
+    node_block_bytes(own);
+    return team().gatherv(sendbuf, sendcount, sendtype, nullptr, {}, {}, sendtype, 0);
+  }
+  // The leader: its node's blocks, in team order, gathered in bytes for the root, or a
+  // failure notice in their place.
+  std::vector<std::byte> blocks;
+  try {
+    if (!v_form) {
+      blocks.resize(own * layout_.ranks_of(node_).size());
+      team().gather(sendbuf, sendcount, sendtype, blocks.data(), sendcount, sendtype, 0);
+    } else {
+      const std::vector<Count> bytes = node_block_bytes(own);
+      const std::vector<Count> displs = packed_displs(bytes);
+      blocks.resize(static_cast<std::size_t>(displs.back() + bytes.back()));
+      team().gatherv(sendbuf, sendcount, sendtype, blocks.data(), bytes, displs, kByte, 0);
+    }
+  } catch (...) {
+    send_failure_notice(root);
+    throw;
+  }
+  try {
+    send_node_blocks(blocks, root);
+  } catch (const Error& e) {
+    throw NodeTeamIntact(e);
+  }
 }
 
 }  // namespace shmcoll::mpi

@@ -1,39 +1,225 @@
-// The messages between a scatter's or gather's root and the other nodes' leaders.
+// The messages between a scatter's or gather's root and the other nodes' leaders, and what a
+// node's team learns to take its part.
+#include <exception>
+#include <string>
+
 #include "mpi/spanning/byte_types.hpp"
 #include "mpi/spanning/spanning.hpp"
+#include "shmcoll/error.hpp"
 
 namespace shmcoll::mpi {
+namespace {
 
-std::vector<MPI_Request> Spanning::start_node_messages(Direction direction, void* buffer,
-                                                       std::uint64_t block) {
-  std::vector<MPI_Request> requests;
-  requests.reserve(static_cast<std::size_t>(layout_.nodes()));
-  std::vector<std::uint64_t> offsets;
+// "node 2 (ranks 1, 4, 7)"
+std::string describe_node(const NodeLayout& layout, int node) {
+  std::string text = "node " + std::to_string(node) + " (rank";
+  const std::span<const int> ranks = layout.ranks_of(node);
+  text += ranks.size() == 1 ? " " : "s ";
+  for (std::size_t i = 0; i < ranks.size(); ++i) {
+    if (i > 0) text += ", ";
+    text += std::to_string(ranks[i]);
+  }
+  return text + ")";
+}
+
+[[noreturn]] void sizes_differ(const std::string& what, MPI_Count got, std::uint64_t expected) {
+  throw InvalidArgument(what + " holds " + std::to_string(got) + " bytes where " +
+                            std::to_string(expected) + " were expected: the type signatures differ",
+                        Cause::kSizeMismatch);
+}
+
+}  // namespace
+
+std::vector<Count> packed_displs(std::span<const Count> counts) {
+  std::vector<Count> displs(counts.size());
+  Count next = 0;
+  for (std::size_t i = 0; i < counts.size(); ++i) {
+    displs[i] = next;
+    next += counts[i];
+  }
+  return displs;
+}
+
+void Spanning::own_node_blocks(const RootBlocks& blocks, std::vector<Count>& counts,
+                               std::vector<Count>& displs) const {
+  const std::span<const int> ranks = layout_.ranks_of(node_);
+  counts.resize(ranks.size());
+  displs.resize(ranks.size());
+  for (std::size_t i = 0; i < ranks.size(); ++i) {
+    counts[i] = blocks.count_of(ranks[i]);
+    displs[i] = blocks.displ_of(ranks[i]);
+  }
+}
+
+Spanning::NodeMessages Spanning::start_node_messages(Direction direction, void* buffer,
+                                                     const RootBlocks& blocks) const {
+  NodeMessages messages{direction, buffer, {}, {}, {}, {}};
+  const auto others = static_cast<std::size_t>(layout_.nodes() - 1);
+  messages.requests.reserve(others);
+  messages.nodes.reserve(others);
+  messages.bytes.reserve(others);
+  messages.types.reserve(others);
+  std::vector<std::uint64_t> lengths;
+  std::vector<MPI_Aint> offsets;
   for (int k = 0; k < layout_.nodes(); ++k) {
     if (k == node_) continue;
     const std::span<const int> ranks = layout_.ranks_of(k);
+    lengths.resize(ranks.size());
     offsets.resize(ranks.size());
-    for (std::size_t i = 0; i < ranks.size(); ++i)
-      offsets[i] = static_cast<std::uint64_t>(ranks[i]) * block;
-    // Freed once the message is posted: the MPI keeps what it still uses.
-    const OwnedType blocks = scattered_blocks(block, offsets);
-    MPI_Request& request = requests.emplace_back(MPI_REQUEST_NULL);
+    std::uint64_t bytes = 0;
+    for (std::size_t i = 0; i < ranks.size(); ++i) {
+      lengths[i] = static_cast<std::uint64_t>(blocks.count_of(ranks[i])) * blocks.element;
+      offsets[i] =
+          static_cast<MPI_Aint>(blocks.displ_of(ranks[i])) * static_cast<MPI_Aint>(blocks.element);
+      bytes += lengths[i];
+    }
+    // Sent even where empty: the leader, whose ranks' counts may say otherwise, waits for it.
+    const OwnedType& node_blocks = messages.types.emplace_back(scattered_blocks(lengths, offsets));
+    MPI_Request& request = messages.requests.emplace_back(MPI_REQUEST_NULL);
+    messages.nodes.push_back(k);
+    messages.bytes.push_back(bytes);
+    // A receive is posted once the leader's message is there and its size known (complete).
     if (direction == Direction::kSend) {
-      check_mpi(PMPI_Isend(buffer, 1, blocks.get(), layout_.leader_of(k), kNodeMessageTag,
+      check_mpi(PMPI_Isend(buffer, 1, node_blocks.get(), layout_.leader_of(k), kNodeMessageTag,
                            messages_, &request),
                 "PMPI_Isend of a node's blocks to its leader");
-    } else {
-      check_mpi(PMPI_Irecv(buffer, 1, blocks.get(), layout_.leader_of(k), kNodeMessageTag,
-                           messages_, &request),
-                "PMPI_Irecv of a node's blocks from its leader");
     }
   }
-  return requests;
+  return messages;
 }
 
-void Spanning::complete(std::vector<MPI_Request>& requests, const char* what) {
-  check_mpi(PMPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE),
-            what);
+void Spanning::complete(NodeMessages& messages) const {
+  std::exception_ptr failure;
+  if (messages.direction == Direction::kReceive) {
+    // Each leader's message received where it belongs once its size is known to be the one
+    // the root's counts give; a message of another size is received whole elsewhere and
+    // reported. (A receive posted before would end in MPI_ERR_TRUNCATE, which an MPI may raise
+    // through the program's error handler rather than the messages' communicator's.)
+    std::size_t waiting = messages.nodes.size();
+    std::vector<bool> probed(waiting, false);
+    while (waiting > 0) {
+      for (std::size_t i = 0; i < probed.size(); ++i) {
+        if (probed[i]) continue;
+        try {
+          if (!receive_from_leader(messages, i)) continue;
+        } catch (const std::exception&) {
+          if (!failure) failure = std::current_exception();
+        }
+        probed[i] = true;
+        --waiting;
+      }
+    }
+  }
+  // Every message is waited for, so none stays behind; the first failure is raised after.
+  const int rc = PMPI_Waitall(static_cast<int>(messages.requests.size()), messages.requests.data(),
+                              MPI_STATUSES_IGNORE);
+  if (failure) std::rethrow_exception(failure);
+  check_mpi(rc, "PMPI_Waitall for the messages between the root and the leaders");
+}
+
+bool Spanning::receive_from_leader(NodeMessages& messages, std::size_t i) const {
+  int arrived = 0;
+  MPI_Message message = MPI_MESSAGE_NULL;
+  MPI_Status status;
+  const int node = messages.nodes[i];
+  check_mpi(
+      PMPI_Improbe(layout_.leader_of(node), MPI_ANY_TAG, messages_, &arrived, &message, &status),
+      "PMPI_Improbe for a node's blocks from its leader");
+  if (arrived == 0) return false;
+  if (status.MPI_TAG == kNodeFailedTag) {
+    check_mpi(PMPI_Mrecv(nullptr, 0, MPI_BYTE, &message, MPI_STATUS_IGNORE),
+              "PMPI_Mrecv of a node's failure notice");
+    throw PeerFailed(describe_node(layout_, node) + " failed in this call (its ranks report why)");
+  }
+  MPI_Count sent = 0;
+  check_mpi(PMPI_Get_elements_x(&status, MPI_BYTE, &sent), "PMPI_Get_elements_x");
+  if (static_cast<std::uint64_t>(sent) == messages.bytes[i]) {
+    check_mpi(
+        PMPI_Imrecv(messages.buffer, 1, messages.types[i].get(), &message, &messages.requests[i]),
+        "PMPI_Imrecv of a node's blocks from its leader");
+    return true;
+  }
+  std::vector<std::byte> elsewhere(static_cast<std::size_t>(sent));
+  const ByteMessage whole(static_cast<std::uint64_t>(sent));
+  check_mpi(PMPI_Mrecv(elsewhere.data(), whole.count, whole.type, &message, MPI_STATUS_IGNORE),
+            "PMPI_Mrecv of a node's blocks from its leader");
+  sizes_differ("the message from " + describe_node(layout_, node), sent, messages.bytes[i]);
+}
+
+std::vector<std::byte> Spanning::receive_node_blocks(std::uint64_t bytes, int root) {
+  MPI_Message message = MPI_MESSAGE_NULL;
+  MPI_Status status;
+  check_mpi(PMPI_Mprobe(root, MPI_ANY_TAG, messages_, &message, &status),
+            "PMPI_Mprobe for the node's blocks from the root");
+  if (status.MPI_TAG == kNodeFailedTag) {
+    check_mpi(PMPI_Mrecv(nullptr, 0, MPI_BYTE, &message, MPI_STATUS_IGNORE),
+              "PMPI_Mrecv of the root's failure notice");
+    throw PeerFailed("the root (rank " + std::to_string(root) + ") failed in this call");
+  }
+  MPI_Count sent = 0;
+  check_mpi(PMPI_Get_elements_x(&status, MPI_BYTE, &sent), "PMPI_Get_elements_x");
+  // Received whole in any case: no message of this call may meet the next one's receive.
+  std::vector<std::byte> blocks(static_cast<std::size_t>(sent));
+  const ByteMessage whole(static_cast<std::uint64_t>(sent));
+  check_mpi(PMPI_Mrecv(blocks.data(), whole.count, whole.type, &message, MPI_STATUS_IGNORE),
+            "PMPI_Mrecv of the node's blocks from the root");
+  if (static_cast<std::uint64_t>(sent) != bytes)
+    sizes_differ("the root's message for " + describe_node(layout_, node_), sent, bytes);
+  return blocks;
+}
+
+void Spanning::send_node_blocks(const std::vector<std::byte>& blocks, int root) {
+  const ByteMessage message(blocks.size());
+  check_mpi(PMPI_Send(blocks.data(), message.count, message.type, root, kNodeMessageTag, messages_),
+            "PMPI_Send of the node's blocks to the root");
+}
+
+void Spanning::send_failure_notice(int peer) const {
+  check_mpi(PMPI_Send(nullptr, 0, MPI_BYTE, peer, kNodeFailedTag, messages_),
+            "PMPI_Send of a failure notice");
+}
+
+void Spanning::drop_message(int peer) const {
+  MPI_Message message = MPI_MESSAGE_NULL;
+  MPI_Status status;
+  check_mpi(PMPI_Mprobe(peer, MPI_ANY_TAG, messages_, &message, &status), "PMPI_Mprobe");
+  MPI_Count bytes = 0;
+  check_mpi(PMPI_Get_elements_x(&status, MPI_BYTE, &bytes), "PMPI_Get_elements_x");
+  std::vector<std::byte> dropped(static_cast<std::size_t>(bytes));
+  const ByteMessage whole(static_cast<std::uint64_t>(bytes));
+  check_mpi(PMPI_Mrecv(dropped.data(), whole.count, whole.type, &message, MPI_STATUS_IGNORE),
+            "PMPI_Mrecv of a message dropped");
+}
+
+void Spanning::settle_rejected(Direction direction, int root) {
+  const int root_node = layout_.node_of[static_cast<std::size_t>(root)];
+  if (rank_ == root) {
+    for (int k = 0; k < layout_.nodes(); ++k) {
+      if (k == node_) continue;
+      if (direction == Direction::kSend) {
+        send_failure_notice(layout_.leader_of(k));
+      } else {
+        drop_message(layout_.leader_of(k));
+      }
+    }
+  } else if (local_ == 0 && node_ != root_node) {
+    if (direction == Direction::kSend) {
+      drop_message(root);
+    } else {
+      send_failure_notice(root);
+    }
+  }
+}
+
+std::vector<Count> Spanning::node_block_bytes(std::uint64_t bytes) {
+  const auto own = static_cast<Count>(bytes);
+  if (local_ != 0) {
+    team().gather(&own, 1, kInt64, nullptr, 0, kInt64, 0);
+    return {};
+  }
+  std::vector<Count> all(layout_.ranks_of(node_).size());
+  team().gather(&own, 1, kInt64, all.data(), 1, kInt64, 0);
+  return all;
 }
 
 }  // namespace shmcoll::mpi

@@ -9,9 +9,20 @@
 //   - between the root and each other node's leader, through the MPI: that node's blocks in
 //     one message, taken from or put into the root's buffer in place by a datatype
 //     (byte_types.hpp); a broadcast goes over the leaders' communicator instead;
-//   - inside every other node, from or to its leader, with the node's team.
-// Every rank of a node thus runs one operation of its team per call, whatever the root, so the
-// team's operations pair up as they do on one node.
+//   - inside every other node, from or to its leader, with the node's team. In the v-forms
+//     the leader first gathers its node's block sizes with the team (only the root has the
+//     counts, and a message from it would cross the network).
+// The ranks of a node thus run the same operations of their team per call, whatever the root,
+// so the team's operations pair up as they do on one node.
+//
+// Errors travel with the data. Every call exchanges exactly one message between the root and
+// each other node's leader, whatever fails: a rank that fails before its message is due sends
+// a failure notice in its place (kNodeFailedTag), or receives and drops the message it was due
+// to receive, so that no one waits and no message meets a later call. A message of another size
+// than its receiver's counts give is received whole and reported by the receiver. The receiver
+// reports either (a leader to its node through the team, the root to its caller); the sender,
+// which cannot know, returns as usual. A broadcast has no such notice: the leaders' broadcast
+// carries the data alone.
 #pragma once
 
 #include <mpi.h>
@@ -24,12 +35,23 @@
 #include <vector>
 
 #include "mpi/node_budget.hpp"
+#include "mpi/spanning/byte_types.hpp"
 #include "shmcoll/shmcoll.hpp"
 
 namespace shmcoll::mpi {
 
-// The tag of the messages between a root and the leaders, on a communicator of their own.
+// The tags of the messages between a root and the leaders, on a communicator of their own:
+// a node's blocks, or, in their place, word that the sender failed in this call (empty).
 inline constexpr int kNodeMessageTag = 1;
+inline constexpr int kNodeFailedTag = 2;
+
+// An error of this rank's part of a call across nodes that leaves its node's team as it was:
+// raised after the team finished its operation of the call, whose other ranks returned as
+// usual. The next call keeps the team.
+class NodeTeamIntact : public Error {
+ public:
+  explicit NodeTeamIntact(const Error& e) : Error(e.status(), e.what(), e.cause()) {}
+};
 
 // Where each rank of a communicator runs.
 struct NodeLayout {
@@ -60,6 +82,9 @@ struct NodeTeam {
 };
 std::optional<NodeTeam> form_node_team(MPI_Comm comm, std::string& refusal);
 
+// The displacements that pack blocks of `counts` one after another.
+std::vector<Count> packed_displs(std::span<const Count> counts);
+
 class Spanning {
  public:
   // Collective over `comm`, whose ranks' nodes `colors` gives. nullptr on every rank, with the
@@ -83,12 +108,29 @@ class Spanning {
   void gather(const void* sendbuf, Count sendcount, Datatype sendtype, void* recvbuf,
               Count recvcount, Datatype recvtype, int root);
   void gather(InPlace, void* recvbuf, Count recvcount, Datatype recvtype, int root);
+  void scatterv(const void* sendbuf, std::span<const Count> sendcounts,
+                std::span<const Count> displs, Datatype sendtype, void* recvbuf, Count recvcount,
+                Datatype recvtype, int root);
+  void scatterv(const void* sendbuf, std::span<const Count> sendcounts,
+                std::span<const Count> displs, Datatype sendtype, InPlace, int root);
+  void gatherv(const void* sendbuf, Count sendcount, Datatype sendtype, void* recvbuf,
+               std::span<const Count> recvcounts, std::span<const Count> displs, Datatype recvtype,
+               int root);
+  void gatherv(InPlace, void* recvbuf, std::span<const Count> recvcounts,
+               std::span<const Count> displs, Datatype recvtype, int root);
+
+  // The messages between nodes of a scatter (kSend) or gather (kReceive) that this rank
+  // rejected before it began: their root sends each other leader a failure notice or drains
+  // its message; those leaders drain the root's message or send it a notice.
+  enum class Direction { kSend, kReceive };
+  void settle_rejected(Direction direction, int root);
 
   // Ends the node's team, which reports a rank that ran another number of collectives than its
   // peers (Team::leave).
   void leave();
   // After an error on this rank: aborts the node's team (its other ranks get the error), as
-  // Team::abort, and drops it (drop_team).
+  // Team::abort, and drops it (drop_team). Where the team was dropped, this rank first takes
+  // part in forming the new one, which its node's other ranks do in this call.
   void abort(Status status, const std::string& message, Cause cause = Cause::kUnspecified);
   // After an error that reached the node's team: the next call forms a new one, with the
   // node's other ranks, which got the error too.
@@ -100,36 +142,79 @@ class Spanning {
  private:
   Spanning(MPI_Comm comm, std::span<const int> colors);
   Team& team();
-  // The root's part of a scatter or gather: its blocks for its own node's ranks, as a v-form
-  // of its team (elements of `count` each at the ranks' places in its buffer).
-  void own_node_blocks(Count count, std::vector<Count>& counts, std::vector<Count>& displs) const;
-  // The root of a scatter (kSend) or gather (kReceive): each other node's blocks of `block`
-  // bytes, where they lie in its buffer, start on their way to or from that node's leader.
-  enum class Direction { kSend, kReceive };
-  std::vector<MPI_Request> start_node_messages(Direction direction, void* buffer,
-                                               std::uint64_t block);
-  static void complete(std::vector<MPI_Request>& requests, const char* what);
-  // A leader's message of its node's blocks of `block` bytes each, from or to the root.
-  std::uint64_t node_bytes(std::uint64_t block) const {
-    return block * layout_.ranks_of(node_).size();
-  }
-  // The root's whole part of a scatter (kSend) or gather (kReceive) of `count` elements of
-  // `type` per rank at `buffer`: the other nodes' messages started, then
-  // `own_node(counts, displs)` runs its team's v-form over its own node's blocks, then the
-  // messages complete.
+
+  // Where each rank's block lies in the root's buffer of a scatter or gather, in elements of
+  // `element` bytes: `count` each in rank order, or, in the v-forms, `counts` at `displs`.
+  struct RootBlocks {
+    std::uint64_t element = 1;
+    Count count = 0;
+    std::span<const Count> counts, displs;
+    Count count_of(int rank) const {
+      return counts.empty() ? count : counts[static_cast<std::size_t>(rank)];
+    }
+    Count displ_of(int rank) const {
+      return counts.empty() ? rank * count : displs[static_cast<std::size_t>(rank)];
+    }
+  };
+  // The root's blocks for its own node's ranks, in team order.
+  void own_node_blocks(const RootBlocks& blocks, std::vector<Count>& counts,
+                       std::vector<Count>& displs) const;
+  // The root's messages to or from the other nodes' leaders: each node's blocks of the root's
+  // buffer as one element of a datatype, and the bytes that makes.
+  struct NodeMessages {
+    Direction direction;
+    void* buffer;
+    std::vector<MPI_Request> requests;
+    std::vector<int> nodes;
+    std::vector<std::uint64_t> bytes;
+    std::vector<OwnedType> types;
+  };
+  NodeMessages start_node_messages(Direction direction, void* buffer,
+                                   const RootBlocks& blocks) const;
+  // Waits for the messages, receiving the leaders' (kReceive) as they arrive; one of another
+  // size than expected is an error that names the node.
+  void complete(NodeMessages& messages) const;
+  // The root's receive of message i, where it has arrived (false where not yet).
+  bool receive_from_leader(NodeMessages& messages, std::size_t i) const;
+  // The root's whole part of a scatter (kSend) or gather (kReceive) over `buffer`: the other
+  // nodes' messages started, then `own_node(counts, displs)` runs its team's v-form over its
+  // own node's blocks, then the messages complete.
   template <class OwnNode>
-  void as_root(Direction direction, const void* buffer, Count count, Datatype type,
+  void as_root(Direction direction, const void* buffer, const RootBlocks& blocks,
                OwnNode&& own_node) {
-    std::vector<MPI_Request> messages = start_node_messages(
-        direction, const_cast<void*>(buffer), static_cast<std::uint64_t>(count) * type.size);
+    NodeMessages messages = start_node_messages(direction, const_cast<void*>(buffer), blocks);
     std::vector<Count> counts, displs;
-    own_node_blocks(count, counts, displs);
-    own_node(std::span<const Count>(counts), std::span<const Count>(displs));
-    complete(messages, "PMPI_Waitall for the messages between the root and the leaders");
+    own_node_blocks(blocks, counts, displs);
+    try {
+      own_node(std::span<const Count>(counts), std::span<const Count>(displs));
+    } catch (...) {
+      // The messages still complete, so that the leaders return; the first error stands.
+      try {
+        complete(messages);
+      } catch (const std::exception&) {
+      }
+      throw;
+    }
+    try {
+      complete(messages);
+    } catch (const Error& e) {
+      throw NodeTeamIntact(e);
+    }
   }
-  // The ranks other than the root, by where they are: the root's node, or another.
-  void scatter_elsewhere(void* recvbuf, Count recvcount, Datatype recvtype, int root);
-  void gather_elsewhere(const void* sendbuf, Count sendcount, Datatype sendtype, int root);
+  // A leader's side of those messages: its node's blocks, `bytes` in all, in team order.
+  std::vector<std::byte> receive_node_blocks(std::uint64_t bytes, int root);
+  void send_node_blocks(const std::vector<std::byte>& blocks, int root);
+  // In place of a message due to `peer` or from it, after a failure of this rank.
+  void send_failure_notice(int peer) const;
+  void drop_message(int peer) const;
+  // The v-forms off the root's node: each rank's block, `bytes`, gathered at the leader in
+  // team order (elsewhere empty).
+  std::vector<Count> node_block_bytes(std::uint64_t bytes);
+  // The ranks other than the root, by where they are: the root's node, or another. The
+  // v-forms' blocks (`v_form`) differ by rank; the others' are all the same size.
+  void scatter_elsewhere(void* recvbuf, Count recvcount, Datatype recvtype, int root, bool v_form);
+  void gather_elsewhere(const void* sendbuf, Count sendcount, Datatype sendtype, int root,
+                        bool v_form);
 
   NodeLayout layout_;
   int rank_ = 0;
