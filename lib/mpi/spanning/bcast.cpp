@@ -15,7 +15,7 @@ void Spanning::bcast(void* buffer, Count count, Datatype type, int root) {
     check_mpi(PMPI_Bcast(buffer, message.count, message.type, root_node, leaders_),
               "PMPI_Bcast between the nodes' leaders");
   }
-  if (!in_root_node || root_local == 0) team().bcast(buffer, count, type, 0);
+  if ((!in_root_node || root_local == 0) && !alone()) team().bcast(buffer, count, type, 0);
 }
 
 }  // namespace shmcoll::mpi

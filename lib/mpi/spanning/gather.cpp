@@ -1,6 +1,7 @@
 // Gather and gatherv across nodes: each node other than the root's gathers its blocks at its
 // leader, which sends them to the root in one message; the root receives them straight into
-// its buffer, and gathers its own node's blocks with the team.
+// its buffer, and gathers its own node's blocks with the team. A rank alone on its node needs
+// no team: the root copies its own block, a leader sends its block from where it is.
 #include "mpi/spanning/spanning.hpp"
 
 namespace shmcoll::mpi {
@@ -8,10 +9,8 @@ namespace shmcoll::mpi {
 void Spanning::gather(const void* sendbuf, Count sendcount, Datatype sendtype, void* recvbuf,
                       Count recvcount, Datatype recvtype, int root) {
   if (rank_ != root) return gather_elsewhere(sendbuf, sendcount, sendtype, root, false);
-  as_root(Direction::kReceive, recvbuf, RootBlocks{recvtype.size, recvcount, {}, {}},
-          [&](auto counts, auto displs) {
-            team().gatherv(sendbuf, sendcount, sendtype, recvbuf, counts, displs, recvtype, local_);
-          });
+  gather_as_root(sendbuf, sendcount, sendtype, recvbuf,
+                 RootBlocks{recvtype.size, recvcount, {}, {}}, recvtype);
 }
 
 void Spanning::gather(InPlace, void* recvbuf, Count recvcount, Datatype recvtype, int root) {
@@ -19,21 +18,16 @@ void Spanning::gather(InPlace, void* recvbuf, Count recvcount, Datatype recvtype
     // Misused off the root: the team reports it, as on one node.
     return team().gather(in_place, recvbuf, recvcount, recvtype, root);
   }
-  as_root(Direction::kReceive, recvbuf, RootBlocks{recvtype.size, recvcount, {}, {}},
-          [&](auto counts, auto displs) {
-            team().gatherv(in_place, recvbuf, counts, displs, recvtype, local_);
-          });
+  gather_as_root(nullptr, 0, recvtype, recvbuf, RootBlocks{recvtype.size, recvcount, {}, {}},
+                 recvtype);
 }
 
 void Spanning::gatherv(const void* sendbuf, Count sendcount, Datatype sendtype, void* recvbuf,
                        std::span<const Count> recvcounts, std::span<const Count> displs,
                        Datatype recvtype, int root) {
   if (rank_ != root) return gather_elsewhere(sendbuf, sendcount, sendtype, root, true);
-  as_root(Direction::kReceive, recvbuf, RootBlocks{recvtype.size, 0, recvcounts, displs},
-          [&](auto own_counts, auto own_displs) {
-            team().gatherv(sendbuf, sendcount, sendtype, recvbuf, own_counts, own_displs, recvtype,
-                           local_);
-          });
+  gather_as_root(sendbuf, sendcount, sendtype, recvbuf,
+                 RootBlocks{recvtype.size, 0, recvcounts, displs}, recvtype);
 }
 
 void Spanning::gatherv(InPlace, void* recvbuf, std::span<const Count> recvcounts,
@@ -42,10 +36,23 @@ void Spanning::gatherv(InPlace, void* recvbuf, std::span<const Count> recvcounts
     // Misused off the root: the team reports it, as on one node.
     return team().gatherv(in_place, recvbuf, recvcounts, displs, recvtype, root);
   }
-  as_root(Direction::kReceive, recvbuf, RootBlocks{recvtype.size, 0, recvcounts, displs},
-          [&](auto own_counts, auto own_displs) {
-            team().gatherv(in_place, recvbuf, own_counts, own_displs, recvtype, local_);
-          });
+  gather_as_root(nullptr, 0, recvtype, recvbuf, RootBlocks{recvtype.size, 0, recvcounts, displs},
+                 recvtype);
+}
+
+void Spanning::gather_as_root(const void* sendbuf, Count sendcount, Datatype sendtype,
+                              void* recvbuf, const RootBlocks& blocks, Datatype recvtype) {
+  as_root(Direction::kReceive, recvbuf, blocks, [&](auto counts, auto displs) {
+    if (alone()) {
+      if (sendbuf == nullptr) return;  // in place
+      return copy_own_block(sendbuf, sendcount * sendtype.size,
+                            static_cast<std::byte*>(recvbuf) + displs[0] * recvtype.size,
+                            counts[0] * recvtype.size);
+    }
+    if (sendbuf == nullptr)
+      return team().gatherv(in_place, recvbuf, counts, displs, recvtype, local_);
+    team().gatherv(sendbuf, sendcount, sendtype, recvbuf, counts, displs, recvtype, local_);
+  });
 }
 
 void Spanning::gather_elsewhere(const void* sendbuf, Count sendcount, Datatype sendtype, int root,
@@ -56,6 +63,8 @@ void Spanning::gather_elsewhere(const void* sendbuf, Count sendcount, Datatype s
     return team().gatherv(sendbuf, sendcount, sendtype, nullptr, {}, {}, sendtype, root_local);
   }
   const std::uint64_t own = static_cast<std::uint64_t>(sendcount) * sendtype.size;
+  // Alone on its node: this rank's block is the node's message.
+  if (alone()) return send_node_blocks(sendbuf, own, root);
   if (!v_form) {
     // Every block of the node is the size of this rank's (MPI's rule; the team checks it).
     if (local_ != 0) return team().gather(sendbuf, sendcount, sendtype, nullptr, 0, sendtype, 0);
@@ -81,7 +90,7 @@ void Spanning::gather_elsewhere(const void* sendbuf, Count sendcount, Datatype s
     throw;
   }
   try {
-    send_node_blocks(blocks, root);
+    send_node_blocks(blocks.data(), blocks.size(), root);
   } catch (const Error& e) {
     throw NodeTeamIntact(e);
   }

@@ -1,5 +1,6 @@
 // The messages between a scatter's or gather's root and the other nodes' leaders, and what a
 // node's team learns to take its part.
+#include <cstring>
 #include <exception>
 #include <string>
 
@@ -146,7 +147,7 @@ bool Spanning::receive_from_leader(NodeMessages& messages, std::size_t i) const 
   sizes_differ("the message from " + describe_node(layout_, node), sent, messages.bytes[i]);
 }
 
-std::vector<std::byte> Spanning::receive_node_blocks(std::uint64_t bytes, int root) {
+void Spanning::receive_node_blocks(void* buffer, std::uint64_t bytes, int root) {
   MPI_Message message = MPI_MESSAGE_NULL;
   MPI_Status status;
   check_mpi(PMPI_Mprobe(root, MPI_ANY_TAG, messages_, &message, &status),
@@ -159,19 +160,33 @@ std::vector<std::byte> Spanning::receive_node_blocks(std::uint64_t bytes, int ro
   MPI_Count sent = 0;
   check_mpi(PMPI_Get_elements_x(&status, MPI_BYTE, &sent), "PMPI_Get_elements_x");
   // Received whole in any case: no message of this call may meet the next one's receive.
-  std::vector<std::byte> blocks(static_cast<std::size_t>(sent));
+  std::vector<std::byte> elsewhere;
+  if (static_cast<std::uint64_t>(sent) != bytes) {
+    elsewhere.resize(static_cast<std::size_t>(sent));
+    buffer = elsewhere.data();
+  }
   const ByteMessage whole(static_cast<std::uint64_t>(sent));
-  check_mpi(PMPI_Mrecv(blocks.data(), whole.count, whole.type, &message, MPI_STATUS_IGNORE),
+  check_mpi(PMPI_Mrecv(buffer, whole.count, whole.type, &message, MPI_STATUS_IGNORE),
             "PMPI_Mrecv of the node's blocks from the root");
   if (static_cast<std::uint64_t>(sent) != bytes)
     sizes_differ("the root's message for " + describe_node(layout_, node_), sent, bytes);
-  return blocks;
 }
 
-void Spanning::send_node_blocks(const std::vector<std::byte>& blocks, int root) {
-  const ByteMessage message(blocks.size());
-  check_mpi(PMPI_Send(blocks.data(), message.count, message.type, root, kNodeMessageTag, messages_),
+void Spanning::send_node_blocks(const void* blocks, std::uint64_t bytes, int root) {
+  const ByteMessage message(bytes);
+  check_mpi(PMPI_Send(blocks, message.count, message.type, root, kNodeMessageTag, messages_),
             "PMPI_Send of the node's blocks to the root");
+}
+
+void Spanning::copy_own_block(const void* from, std::uint64_t from_bytes, void* to,
+                              std::uint64_t to_bytes) {
+  if (from_bytes != to_bytes) {
+    throw InvalidArgument("the root's own block holds " + std::to_string(from_bytes) +
+                              " bytes where its other buffer takes " + std::to_string(to_bytes) +
+                              ": the type signatures differ",
+                          Cause::kSizeMismatch);
+  }
+  if (from_bytes > 0 && from != to) std::memcpy(to, from, static_cast<std::size_t>(from_bytes));
 }
 
 void Spanning::send_failure_notice(int peer) const {

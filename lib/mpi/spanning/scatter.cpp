@@ -1,6 +1,7 @@
 // Scatter and scatterv across nodes: the root sends each other node's blocks to its leader in
 // one message, straight from its buffer, and scatters its own node's blocks with the team;
-// each other node's leader scatters what it received.
+// each other node's leader scatters what it received. A rank alone on its node needs no team:
+// the root copies its own block, a leader receives its block where it belongs.
 #include "mpi/spanning/spanning.hpp"
 
 namespace shmcoll::mpi {
@@ -8,11 +9,8 @@ namespace shmcoll::mpi {
 void Spanning::scatter(const void* sendbuf, Count sendcount, Datatype sendtype, void* recvbuf,
                        Count recvcount, Datatype recvtype, int root) {
   if (rank_ != root) return scatter_elsewhere(recvbuf, recvcount, recvtype, root, false);
-  as_root(Direction::kSend, sendbuf, RootBlocks{sendtype.size, sendcount, {}, {}},
-          [&](auto counts, auto displs) {
-            team().scatterv(sendbuf, counts, displs, sendtype, recvbuf, recvcount, recvtype,
-                            local_);
-          });
+  scatter_as_root(sendbuf, RootBlocks{sendtype.size, sendcount, {}, {}}, sendtype, recvbuf,
+                  recvcount, recvtype);
 }
 
 void Spanning::scatter(const void* sendbuf, Count sendcount, Datatype sendtype, InPlace, int root) {
@@ -20,21 +18,16 @@ void Spanning::scatter(const void* sendbuf, Count sendcount, Datatype sendtype, 
     // Misused off the root: the team reports it, as on one node.
     return team().scatter(sendbuf, sendcount, sendtype, in_place, root);
   }
-  as_root(Direction::kSend, sendbuf, RootBlocks{sendtype.size, sendcount, {}, {}},
-          [&](auto counts, auto displs) {
-            team().scatterv(sendbuf, counts, displs, sendtype, in_place, local_);
-          });
+  scatter_as_root(sendbuf, RootBlocks{sendtype.size, sendcount, {}, {}}, sendtype, nullptr, 0,
+                  sendtype);
 }
 
 void Spanning::scatterv(const void* sendbuf, std::span<const Count> sendcounts,
                         std::span<const Count> displs, Datatype sendtype, void* recvbuf,
                         Count recvcount, Datatype recvtype, int root) {
   if (rank_ != root) return scatter_elsewhere(recvbuf, recvcount, recvtype, root, true);
-  as_root(Direction::kSend, sendbuf, RootBlocks{sendtype.size, 0, sendcounts, displs},
-          [&](auto own_counts, auto own_displs) {
-            team().scatterv(sendbuf, own_counts, own_displs, sendtype, recvbuf, recvcount, recvtype,
-                            local_);
-          });
+  scatter_as_root(sendbuf, RootBlocks{sendtype.size, 0, sendcounts, displs}, sendtype, recvbuf,
+                  recvcount, recvtype);
 }
 
 void Spanning::scatterv(const void* sendbuf, std::span<const Count> sendcounts,
@@ -43,10 +36,22 @@ void Spanning::scatterv(const void* sendbuf, std::span<const Count> sendcounts,
     // Misused off the root: the team reports it, as on one node.
     return team().scatterv(sendbuf, sendcounts, displs, sendtype, in_place, root);
   }
-  as_root(Direction::kSend, sendbuf, RootBlocks{sendtype.size, 0, sendcounts, displs},
-          [&](auto own_counts, auto own_displs) {
-            team().scatterv(sendbuf, own_counts, own_displs, sendtype, in_place, local_);
-          });
+  scatter_as_root(sendbuf, RootBlocks{sendtype.size, 0, sendcounts, displs}, sendtype, nullptr, 0,
+                  sendtype);
+}
+
+void Spanning::scatter_as_root(const void* sendbuf, const RootBlocks& blocks, Datatype sendtype,
+                               void* recvbuf, Count recvcount, Datatype recvtype) {
+  as_root(Direction::kSend, sendbuf, blocks, [&](auto counts, auto displs) {
+    if (alone()) {
+      if (recvbuf == nullptr) return;  // in place
+      return copy_own_block(static_cast<const std::byte*>(sendbuf) + displs[0] * sendtype.size,
+                            counts[0] * sendtype.size, recvbuf, recvcount * recvtype.size);
+    }
+    if (recvbuf == nullptr)
+      return team().scatterv(sendbuf, counts, displs, sendtype, in_place, local_);
+    team().scatterv(sendbuf, counts, displs, sendtype, recvbuf, recvcount, recvtype, local_);
+  });
 }
 
 void Spanning::scatter_elsewhere(void* recvbuf, Count recvcount, Datatype recvtype, int root,
@@ -57,11 +62,13 @@ void Spanning::scatter_elsewhere(void* recvbuf, Count recvcount, Datatype recvty
     return team().scatterv(nullptr, {}, {}, recvtype, recvbuf, recvcount, recvtype, root_local);
   }
   const std::uint64_t own = static_cast<std::uint64_t>(recvcount) * recvtype.size;
+  // Alone on its node: the root's message is this rank's block.
+  if (alone()) return receive_node_blocks(recvbuf, own, root);
   if (!v_form) {
     // Every block of the node is the size of this rank's (MPI's rule; the team checks it).
     if (local_ != 0) return team().scatter(nullptr, 0, recvtype, recvbuf, recvcount, recvtype, 0);
-    const std::vector<std::byte> blocks =
-        receive_node_blocks(own * layout_.ranks_of(node_).size(), root);
+    std::vector<std::byte> blocks(own * layout_.ranks_of(node_).size());
+    receive_node_blocks(blocks.data(), blocks.size(), root);
     return team().scatter(blocks.data(), recvcount, recvtype, recvbuf, recvcount, recvtype, 0);
   }
   if (local_ != 0) {
@@ -77,8 +84,8 @@ void Spanning::scatter_elsewhere(void* recvbuf, Count recvcount, Datatype recvty
   }
   // The leader: its node's blocks, in team order, as the root sent them, scattered in bytes.
   const std::vector<Count> displs = packed_displs(bytes);
-  const std::vector<std::byte> blocks =
-      receive_node_blocks(static_cast<std::uint64_t>(displs.back() + bytes.back()), root);
+  std::vector<std::byte> blocks(static_cast<std::size_t>(displs.back() + bytes.back()));
+  receive_node_blocks(blocks.data(), blocks.size(), root);
   team().scatterv(blocks.data(), bytes, displs, kByte, recvbuf, recvcount, recvtype, 0);
 }
 

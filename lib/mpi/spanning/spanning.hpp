@@ -202,14 +202,31 @@ class Spanning {
     }
   }
   // A leader's side of those messages: its node's blocks, `bytes` in all, in team order.
-  std::vector<std::byte> receive_node_blocks(std::uint64_t bytes, int root);
-  void send_node_blocks(const std::vector<std::byte>& blocks, int root);
+  void receive_node_blocks(void* buffer, std::uint64_t bytes, int root);
+  void send_node_blocks(const void* blocks, std::uint64_t bytes, int root);
+  // Whether this rank is its node's only one: its team's operations would move nothing
+  // between ranks, and run as local copies or not at all.
+  bool alone() const {
+    return layout_.first[static_cast<std::size_t>(node_) + 1] -
+               layout_.first[static_cast<std::size_t>(node_)] ==
+           1;
+  }
+  // The root's own block of a scatter or gather where it is alone on its node: copied between
+  // its buffers unless in place (null `own`), after the check a team would make.
+  static void copy_own_block(const void* from, std::uint64_t from_bytes, void* to,
+                             std::uint64_t to_bytes);
   // In place of a message due to `peer` or from it, after a failure of this rank.
   void send_failure_notice(int peer) const;
   void drop_message(int peer) const;
   // The v-forms off the root's node: each rank's block, `bytes`, gathered at the leader in
   // team order (elsewhere empty).
   std::vector<Count> node_block_bytes(std::uint64_t bytes);
+  // The root's part of a scatter or gather of its `blocks`; its own block is `recvbuf`
+  // (`sendbuf`), null in place.
+  void scatter_as_root(const void* sendbuf, const RootBlocks& blocks, Datatype sendtype,
+                       void* recvbuf, Count recvcount, Datatype recvtype);
+  void gather_as_root(const void* sendbuf, Count sendcount, Datatype sendtype, void* recvbuf,
+                      const RootBlocks& blocks, Datatype recvtype);
   // The ranks other than the root, by where they are: the root's node, or another. The
   // v-forms' blocks (`v_form`) differ by rank; the others' are all the same size.
   void scatter_elsewhere(void* recvbuf, Count recvcount, Datatype recvtype, int root, bool v_form);
