@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <span>
+#include <utility>
 
 namespace shmcoll::mpi {
 
@@ -33,6 +34,8 @@ OwnedType byte_block(std::uint64_t bytes);
 // count fits an int, else one byte_block (which no call needs to build otherwise).
 struct ByteMessage {
   explicit ByteMessage(std::uint64_t bytes);
+  // One element of `type`.
+  explicit ByteMessage(OwnedType type) : owned(std::move(type)), count(1), type(owned.get()) {}
   OwnedType owned;  // the byte_block, where there is one
   int count = 0;
   MPI_Datatype type = MPI_BYTE;

@@ -54,12 +54,12 @@ void Spanning::own_node_blocks(const RootBlocks& blocks, std::vector<Count>& cou
 
 Spanning::NodeMessages Spanning::start_node_messages(Direction direction, void* buffer,
                                                      const RootBlocks& blocks) const {
-  NodeMessages messages{direction, buffer, {}, {}, {}, {}};
+  NodeMessages messages{direction, {}, {}, {}, {}};
   const auto others = static_cast<std::size_t>(layout_.nodes() - 1);
   messages.requests.reserve(others);
   messages.nodes.reserve(others);
   messages.bytes.reserve(others);
-  messages.types.reserve(others);
+  messages.blocks.reserve(others);
   std::vector<std::uint64_t> lengths;
   std::vector<MPI_Aint> offsets;
   for (int k = 0; k < layout_.nodes(); ++k) {
@@ -75,14 +75,22 @@ Spanning::NodeMessages Spanning::start_node_messages(Direction direction, void* 
       bytes += lengths[i];
     }
     // Sent even where empty: the leader, whose ranks' counts may say otherwise, waits for it.
-    const OwnedType& node_blocks = messages.types.emplace_back(scattered_blocks(lengths, offsets));
+    bool contiguous = true;
+    for (std::size_t i = 1; i < ranks.size() && contiguous; ++i)
+      contiguous = offsets[i] == offsets[i - 1] + static_cast<MPI_Aint>(lengths[i - 1]);
+    // Sent even where empty: the leader, whose ranks' counts may say otherwise, waits for it.
+    const NodeBlocks& node_blocks =
+        contiguous ? messages.blocks.emplace_back(NodeBlocks{
+                         static_cast<std::byte*>(buffer) + offsets[0], ByteMessage(bytes)})
+                   : messages.blocks.emplace_back(
+                         NodeBlocks{buffer, ByteMessage(scattered_blocks(lengths, offsets))});
     MPI_Request& request = messages.requests.emplace_back(MPI_REQUEST_NULL);
     messages.nodes.push_back(k);
     messages.bytes.push_back(bytes);
     // A receive is posted once the leader's message is there and its size known (complete).
     if (direction == Direction::kSend) {
-      check_mpi(PMPI_Isend(buffer, 1, node_blocks.get(), layout_.leader_of(k), kNodeMessageTag,
-                           messages_, &request),
+      check_mpi(PMPI_Isend(node_blocks.start, node_blocks.message.count, node_blocks.message.type,
+                           layout_.leader_of(k), kNodeMessageTag, messages_, &request),
                 "PMPI_Isend of a node's blocks to its leader");
     }
   }
@@ -135,9 +143,10 @@ bool Spanning::receive_from_leader(NodeMessages& messages, std::size_t i) const 
   MPI_Count sent = 0;
   check_mpi(PMPI_Get_elements_x(&status, MPI_BYTE, &sent), "PMPI_Get_elements_x");
   if (static_cast<std::uint64_t>(sent) == messages.bytes[i]) {
-    check_mpi(
-        PMPI_Imrecv(messages.buffer, 1, messages.types[i].get(), &message, &messages.requests[i]),
-        "PMPI_Imrecv of a node's blocks from its leader");
+    const NodeBlocks& node_blocks = messages.blocks[i];
+    check_mpi(PMPI_Imrecv(node_blocks.start, node_blocks.message.count, node_blocks.message.type,
+                          &message, &messages.requests[i]),
+              "PMPI_Imrecv of a node's blocks from its leader");
     return true;
   }
   std::vector<std::byte> elsewhere(static_cast<std::size_t>(sent));

@@ -161,13 +161,19 @@ class Spanning {
                        std::vector<Count>& displs) const;
   // The root's messages to or from the other nodes' leaders: each node's blocks of the root's
   // buffer as one element of a datatype, and the bytes that makes.
+  // One node's blocks in the root's buffer as a message call takes them: the bytes from
+  // `start` where the blocks follow each other in team order, else one element of a datatype
+  // over the buffer.
+  struct NodeBlocks {
+    void* start;
+    ByteMessage message;
+  };
   struct NodeMessages {
     Direction direction;
-    void* buffer;
     std::vector<MPI_Request> requests;
     std::vector<int> nodes;
     std::vector<std::uint64_t> bytes;
-    std::vector<OwnedType> types;
+    std::vector<NodeBlocks> blocks;
   };
   NodeMessages start_node_messages(Direction direction, void* buffer,
                                    const RootBlocks& blocks) const;
