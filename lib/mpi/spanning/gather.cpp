@@ -74,15 +74,15 @@ void Spanning::gather_elsewhere(const void* sendbuf, Count sendcount, Datatype s
   }
   // The leader: its node's blocks, in team order, gathered in bytes for the root, or a
   // failure notice in their place.
-  std::vector<std::byte> blocks;
+  std::span<std::byte> blocks;
   try {
     if (!v_form) {
-      blocks.resize(own * layout_.ranks_of(node_).size());
+      blocks = staging(own * layout_.ranks_of(node_).size());
       team().gather(sendbuf, sendcount, sendtype, blocks.data(), sendcount, sendtype, 0);
     } else {
       const std::vector<Count> bytes = node_block_bytes(own);
       const std::vector<Count> displs = packed_displs(bytes);
-      blocks.resize(static_cast<std::size_t>(displs.back() + bytes.back()));
+      blocks = staging(static_cast<std::uint64_t>(displs.back() + bytes.back()));
       team().gatherv(sendbuf, sendcount, sendtype, blocks.data(), bytes, displs, kByte, 0);
     }
   } catch (...) {

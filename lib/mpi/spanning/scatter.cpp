@@ -67,7 +67,7 @@ void Spanning::scatter_elsewhere(void* recvbuf, Count recvcount, Datatype recvty
   if (!v_form) {
     // Every block of the node is the size of this rank's (MPI's rule; the team checks it).
     if (local_ != 0) return team().scatter(nullptr, 0, recvtype, recvbuf, recvcount, recvtype, 0);
-    std::vector<std::byte> blocks(own * layout_.ranks_of(node_).size());
+    const std::span<std::byte> blocks = staging(own * layout_.ranks_of(node_).size());
     receive_node_blocks(blocks.data(), blocks.size(), root);
     return team().scatter(blocks.data(), recvcount, recvtype, recvbuf, recvcount, recvtype, 0);
   }
@@ -84,7 +84,8 @@ void Spanning::scatter_elsewhere(void* recvbuf, Count recvcount, Datatype recvty
   }
   // The leader: its node's blocks, in team order, as the root sent them, scattered in bytes.
   const std::vector<Count> displs = packed_displs(bytes);
-  std::vector<std::byte> blocks(static_cast<std::size_t>(displs.back() + bytes.back()));
+  const std::span<std::byte> blocks =
+      staging(static_cast<std::uint64_t>(displs.back() + bytes.back()));
   receive_node_blocks(blocks.data(), blocks.size(), root);
   team().scatterv(blocks.data(), bytes, displs, kByte, recvbuf, recvcount, recvtype, 0);
 }

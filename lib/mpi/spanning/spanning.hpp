@@ -210,6 +210,12 @@ class Spanning {
   // A leader's side of those messages: its node's blocks, `bytes` in all, in team order.
   void receive_node_blocks(void* buffer, std::uint64_t bytes, int root);
   void send_node_blocks(const void* blocks, std::uint64_t bytes, int root);
+  // A leader's room for its node's blocks, kept from call to call (as large as the largest
+  // message yet): a fresh buffer would be cleared and faulted in on every call.
+  std::span<std::byte> staging(std::uint64_t bytes) {
+    if (staging_.size() < bytes) staging_.resize(static_cast<std::size_t>(bytes));
+    return {staging_.data(), static_cast<std::size_t>(bytes)};
+  }
   // Whether this rank is its node's only one: its team's operations would move nothing
   // between ranks, and run as local copies or not at all.
   bool alone() const {
@@ -250,6 +256,7 @@ class Spanning {
   MPI_Comm leaders_ = MPI_COMM_NULL;
   MPI_Comm messages_ = MPI_COMM_NULL;
   NodeTeam node_team_;
+  std::vector<std::byte> staging_;
 };
 
 }  // namespace shmcoll::mpi
