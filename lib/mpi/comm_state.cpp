@@ -247,9 +247,12 @@ int Call::reject(const ArgumentError& error, int root) {
   if (state_->team) {
     state_->team->abort(Status::kInvalidArgument, message, cause_of_class(error.mpi_class));
   }
-  if (state_->spanning) {
+  // A call not served across nodes leaves the nodes' teams alone: the other ranks run it
+  // through PMPI.
+  if (state_->spanning && root >= 0) {
+    across_nodes_ = true;
     state_->spanning->abort(Status::kInvalidArgument, message, cause_of_class(error.mpi_class));
-    if (root >= 0 && root < state_->spanning->size()) {
+    if (root < state_->spanning->size()) {
       const bool to_leaders = coll_ == Coll::kScatter || coll_ == Coll::kScatterv;
       const bool from_leaders = coll_ == Coll::kGather || coll_ == Coll::kGatherv;
       if (to_leaders || from_leaders) {
@@ -285,6 +288,7 @@ Team* Call::engage_slow() {
 }
 
 void Call::serve_across_nodes() {
+  across_nodes_ = true;
   if (config().verbose) log_once("served by shmcoll");
   stats().served++;
 }
@@ -323,7 +327,8 @@ int Call::report(int mpi_class, const std::string& message, bool keep_team) {
     state_->team.reset();
     state_->reservation.reset();
   }
-  if (state_ != nullptr && state_->spanning && !keep_team) state_->spanning->drop_team();
+  if (state_ != nullptr && state_->spanning && across_nodes_ && !keep_team)
+    state_->spanning->drop_team();
   MPI_Errhandler handler = MPI_ERRHANDLER_NULL;
   PMPI_Comm_get_errhandler(comm_, &handler);
   const bool fatal = handler == MPI_ERRORS_ARE_FATAL;

@@ -118,7 +118,8 @@ class Call {
 
  private:
   // Calls the communicator's error handler with a code of `mpi_class` carrying `message`,
-  // after dropping the team (unusable after an error on any rank); returns the code.
+  // after dropping the team (unusable after an error on any rank; across nodes, the node's
+  // team unless `keep_team`); returns the code.
   int report(int mpi_class, const std::string& message, bool keep_team = false);
   int pmpi_rank() const;
   int pmpi_size() const;
@@ -132,6 +133,7 @@ class Call {
   Team* team_ = nullptr;
   Spanning* spanning_ = nullptr;
   bool to_pmpi_ = false;
+  bool across_nodes_ = false;  // served, or rejected, as a call across nodes
 };
 
 // Counters of served and fallen-back calls, for tests and the verbose summary. `served` counts

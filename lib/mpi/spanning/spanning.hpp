@@ -159,8 +159,6 @@ class Spanning {
   // The root's blocks for its own node's ranks, in team order.
   void own_node_blocks(const RootBlocks& blocks, std::vector<Count>& counts,
                        std::vector<Count>& displs) const;
-  // The root's messages to or from the other nodes' leaders: each node's blocks of the root's
-  // buffer as one element of a datatype, and the bytes that makes.
   // One node's blocks in the root's buffer as a message call takes them: the bytes from
   // `start` where the blocks follow each other in team order, else one element of a datatype
   // over the buffer.
@@ -168,6 +166,8 @@ class Spanning {
     void* start;
     ByteMessage message;
   };
+  // The root's messages to or from the other nodes' leaders: by node, its blocks and the bytes
+  // they make.
   struct NodeMessages {
     Direction direction;
     std::vector<MPI_Request> requests;
@@ -218,13 +218,9 @@ class Spanning {
   }
   // Whether this rank is its node's only one: its team's operations would move nothing
   // between ranks, and run as local copies or not at all.
-  bool alone() const {
-    return layout_.first[static_cast<std::size_t>(node_) + 1] -
-               layout_.first[static_cast<std::size_t>(node_)] ==
-           1;
-  }
-  // The root's own block of a scatter or gather where it is alone on its node: copied between
-  // its buffers unless in place (null `own`), after the check a team would make.
+  bool alone() const { return layout_.ranks_of(node_).size() == 1; }
+  // The root's own block of a scatter or gather where it is alone on its node: copied from one
+  // of its buffers to the other, after the size check a team would make.
   static void copy_own_block(const void* from, std::uint64_t from_bytes, void* to,
                              std::uint64_t to_bytes);
   // In place of a message due to `peer` or from it, after a failure of this rank.
