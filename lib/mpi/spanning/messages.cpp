@@ -74,7 +74,6 @@ Spanning::NodeMessages Spanning::start_node_messages(Direction direction, void* 
           static_cast<MPI_Aint>(blocks.displ_of(ranks[i])) * static_cast<MPI_Aint>(blocks.element);
       bytes += lengths[i];
     }
-    // Sent even where empty: the leader, whose ranks' counts may say otherwise, waits for it.
     bool contiguous = true;
     for (std::size_t i = 1; i < ranks.size() && contiguous; ++i)
       contiguous = offsets[i] == offsets[i - 1] + static_cast<MPI_Aint>(lengths[i - 1]);
