@@ -10,7 +10,7 @@ void Spanning::gather(const void* sendbuf, Count sendcount, Datatype sendtype, v
                       Count recvcount, Datatype recvtype, int root) {
   if (rank_ != root) return gather_elsewhere(sendbuf, sendcount, sendtype, root, false);
   gather_as_root(sendbuf, sendcount, sendtype, recvbuf,
-                 RootBlocks{recvtype.size, recvcount, {}, {}}, recvtype);
+                 RootBlocks{recvtype.size, recvcount, {}, {}}, recvtype, false);
 }
 
 void Spanning::gather(InPlace, void* recvbuf, Count recvcount, Datatype recvtype, int root) {
@@ -19,7 +19,7 @@ void Spanning::gather(InPlace, void* recvbuf, Count recvcount, Datatype recvtype
     return team().gather(in_place, recvbuf, recvcount, recvtype, root);
   }
   gather_as_root(nullptr, 0, recvtype, recvbuf, RootBlocks{recvtype.size, recvcount, {}, {}},
-                 recvtype);
+                 recvtype, true);
 }
 
 void Spanning::gatherv(const void* sendbuf, Count sendcount, Datatype sendtype, void* recvbuf,
@@ -27,7 +27,7 @@ void Spanning::gatherv(const void* sendbuf, Count sendcount, Datatype sendtype, 
                        Datatype recvtype, int root) {
   if (rank_ != root) return gather_elsewhere(sendbuf, sendcount, sendtype, root, true);
   gather_as_root(sendbuf, sendcount, sendtype, recvbuf,
-                 RootBlocks{recvtype.size, 0, recvcounts, displs}, recvtype);
+                 RootBlocks{recvtype.size, 0, recvcounts, displs}, recvtype, false);
 }
 
 void Spanning::gatherv(InPlace, void* recvbuf, std::span<const Count> recvcounts,
@@ -37,20 +37,20 @@ void Spanning::gatherv(InPlace, void* recvbuf, std::span<const Count> recvcounts
     return team().gatherv(in_place, recvbuf, recvcounts, displs, recvtype, root);
   }
   gather_as_root(nullptr, 0, recvtype, recvbuf, RootBlocks{recvtype.size, 0, recvcounts, displs},
-                 recvtype);
+                 recvtype, true);
 }
 
 void Spanning::gather_as_root(const void* sendbuf, Count sendcount, Datatype sendtype,
-                              void* recvbuf, const RootBlocks& blocks, Datatype recvtype) {
+                              void* recvbuf, const RootBlocks& blocks, Datatype recvtype,
+                              bool own_in_place) {
   as_root(Direction::kReceive, recvbuf, blocks, [&](auto counts, auto displs) {
     if (alone()) {
-      if (sendbuf == nullptr) return;  // in place
+      if (own_in_place) return;
       return copy_own_block(sendbuf, sendcount * sendtype.size,
                             static_cast<std::byte*>(recvbuf) + displs[0] * recvtype.size,
                             counts[0] * recvtype.size);
     }
-    if (sendbuf == nullptr)
-      return team().gatherv(in_place, recvbuf, counts, displs, recvtype, local_);
+    if (own_in_place) return team().gatherv(in_place, recvbuf, counts, displs, recvtype, local_);
     team().gatherv(sendbuf, sendcount, sendtype, recvbuf, counts, displs, recvtype, local_);
   });
 }

@@ -29,6 +29,32 @@ std::string describe_node(const NodeLayout& layout, int node) {
                         Cause::kSizeMismatch);
 }
 
+// The bytes of a probed message (all messages here are of bytes).
+MPI_Count probed_bytes(MPI_Status& status) {
+  MPI_Count bytes = 0;
+  check_mpi(PMPI_Get_elements_x(&status, MPI_BYTE, &bytes), "PMPI_Get_elements_x");
+  return bytes;
+}
+
+// A probed message of `bytes` received whole: into `buffer`, or dropped where it is null. No
+// message of a call may stay to meet a later call's receive.
+void receive_whole(MPI_Message& message, MPI_Count bytes, void* buffer, const char* what) {
+  std::vector<std::byte> dropped;
+  if (buffer == nullptr) {
+    dropped.resize(static_cast<std::size_t>(bytes));
+    buffer = dropped.data();
+  }
+  const ByteMessage whole(static_cast<std::uint64_t>(bytes));
+  check_mpi(PMPI_Mrecv(buffer, whole.count, whole.type, &message, MPI_STATUS_IGNORE), what);
+}
+
+// Whether a probed message is a failure notice (kNodeFailedTag), received if so.
+bool failure_notice(MPI_Message& message, const MPI_Status& status) {
+  if (status.MPI_TAG != kNodeFailedTag) return false;
+  receive_whole(message, 0, nullptr, "PMPI_Mrecv of a failure notice");
+  return true;
+}
+
 }  // namespace
 
 std::vector<Count> packed_displs(std::span<const Count> counts) {
@@ -134,13 +160,9 @@ bool Spanning::receive_from_leader(NodeMessages& messages, std::size_t i) const 
       PMPI_Improbe(layout_.leader_of(node), MPI_ANY_TAG, messages_, &arrived, &message, &status),
       "PMPI_Improbe for a node's blocks from its leader");
   if (arrived == 0) return false;
-  if (status.MPI_TAG == kNodeFailedTag) {
-    check_mpi(PMPI_Mrecv(nullptr, 0, MPI_BYTE, &message, MPI_STATUS_IGNORE),
-              "PMPI_Mrecv of a node's failure notice");
+  if (failure_notice(message, status))
     throw PeerFailed(describe_node(layout_, node) + " failed in this call (its ranks report why)");
-  }
-  MPI_Count sent = 0;
-  check_mpi(PMPI_Get_elements_x(&status, MPI_BYTE, &sent), "PMPI_Get_elements_x");
+  const MPI_Count sent = probed_bytes(status);
   if (static_cast<std::uint64_t>(sent) == messages.bytes[i]) {
     const NodeBlocks& node_blocks = messages.blocks[i];
     check_mpi(PMPI_Imrecv(node_blocks.start, node_blocks.message.count, node_blocks.message.type,
@@ -148,10 +170,7 @@ bool Spanning::receive_from_leader(NodeMessages& messages, std::size_t i) const 
               "PMPI_Imrecv of a node's blocks from its leader");
     return true;
   }
-  std::vector<std::byte> elsewhere(static_cast<std::size_t>(sent));
-  const ByteMessage whole(static_cast<std::uint64_t>(sent));
-  check_mpi(PMPI_Mrecv(elsewhere.data(), whole.count, whole.type, &message, MPI_STATUS_IGNORE),
-            "PMPI_Mrecv of a node's blocks from its leader");
+  receive_whole(message, sent, nullptr, "PMPI_Mrecv of a node's blocks from its leader");
   sizes_differ("the message from " + describe_node(layout_, node), sent, messages.bytes[i]);
 }
 
@@ -160,23 +179,13 @@ void Spanning::receive_node_blocks(void* buffer, std::uint64_t bytes, int root) 
   MPI_Status status;
   check_mpi(PMPI_Mprobe(root, MPI_ANY_TAG, messages_, &message, &status),
             "PMPI_Mprobe for the node's blocks from the root");
-  if (status.MPI_TAG == kNodeFailedTag) {
-    check_mpi(PMPI_Mrecv(nullptr, 0, MPI_BYTE, &message, MPI_STATUS_IGNORE),
-              "PMPI_Mrecv of the root's failure notice");
+  if (failure_notice(message, status))
     throw PeerFailed("the root (rank " + std::to_string(root) + ") failed in this call");
-  }
-  MPI_Count sent = 0;
-  check_mpi(PMPI_Get_elements_x(&status, MPI_BYTE, &sent), "PMPI_Get_elements_x");
-  // Received whole in any case: no message of this call may meet the next one's receive.
-  std::vector<std::byte> elsewhere;
-  if (static_cast<std::uint64_t>(sent) != bytes) {
-    elsewhere.resize(static_cast<std::size_t>(sent));
-    buffer = elsewhere.data();
-  }
-  const ByteMessage whole(static_cast<std::uint64_t>(sent));
-  check_mpi(PMPI_Mrecv(buffer, whole.count, whole.type, &message, MPI_STATUS_IGNORE),
-            "PMPI_Mrecv of the node's blocks from the root");
-  if (static_cast<std::uint64_t>(sent) != bytes)
+  const MPI_Count sent = probed_bytes(status);
+  const bool expected = static_cast<std::uint64_t>(sent) == bytes;
+  receive_whole(message, sent, expected ? buffer : nullptr,
+                "PMPI_Mrecv of the node's blocks from the root");
+  if (!expected)
     sizes_differ("the root's message for " + describe_node(layout_, node_), sent, bytes);
 }
 
@@ -206,12 +215,7 @@ void Spanning::drop_message(int peer) const {
   MPI_Message message = MPI_MESSAGE_NULL;
   MPI_Status status;
   check_mpi(PMPI_Mprobe(peer, MPI_ANY_TAG, messages_, &message, &status), "PMPI_Mprobe");
-  MPI_Count bytes = 0;
-  check_mpi(PMPI_Get_elements_x(&status, MPI_BYTE, &bytes), "PMPI_Get_elements_x");
-  std::vector<std::byte> dropped(static_cast<std::size_t>(bytes));
-  const ByteMessage whole(static_cast<std::uint64_t>(bytes));
-  check_mpi(PMPI_Mrecv(dropped.data(), whole.count, whole.type, &message, MPI_STATUS_IGNORE),
-            "PMPI_Mrecv of a message dropped");
+  receive_whole(message, probed_bytes(status), nullptr, "PMPI_Mrecv of a message dropped");
 }
 
 void Spanning::settle_rejected(Direction direction, int root) {

@@ -10,7 +10,7 @@ void Spanning::scatter(const void* sendbuf, Count sendcount, Datatype sendtype, 
                        Count recvcount, Datatype recvtype, int root) {
   if (rank_ != root) return scatter_elsewhere(recvbuf, recvcount, recvtype, root, false);
   scatter_as_root(sendbuf, RootBlocks{sendtype.size, sendcount, {}, {}}, sendtype, recvbuf,
-                  recvcount, recvtype);
+                  recvcount, recvtype, false);
 }
 
 void Spanning::scatter(const void* sendbuf, Count sendcount, Datatype sendtype, InPlace, int root) {
@@ -19,7 +19,7 @@ void Spanning::scatter(const void* sendbuf, Count sendcount, Datatype sendtype, 
     return team().scatter(sendbuf, sendcount, sendtype, in_place, root);
   }
   scatter_as_root(sendbuf, RootBlocks{sendtype.size, sendcount, {}, {}}, sendtype, nullptr, 0,
-                  sendtype);
+                  sendtype, true);
 }
 
 void Spanning::scatterv(const void* sendbuf, std::span<const Count> sendcounts,
@@ -27,7 +27,7 @@ void Spanning::scatterv(const void* sendbuf, std::span<const Count> sendcounts,
                         Count recvcount, Datatype recvtype, int root) {
   if (rank_ != root) return scatter_elsewhere(recvbuf, recvcount, recvtype, root, true);
   scatter_as_root(sendbuf, RootBlocks{sendtype.size, 0, sendcounts, displs}, sendtype, recvbuf,
-                  recvcount, recvtype);
+                  recvcount, recvtype, false);
 }
 
 void Spanning::scatterv(const void* sendbuf, std::span<const Count> sendcounts,
@@ -37,19 +37,19 @@ void Spanning::scatterv(const void* sendbuf, std::span<const Count> sendcounts,
     return team().scatterv(sendbuf, sendcounts, displs, sendtype, in_place, root);
   }
   scatter_as_root(sendbuf, RootBlocks{sendtype.size, 0, sendcounts, displs}, sendtype, nullptr, 0,
-                  sendtype);
+                  sendtype, true);
 }
 
 void Spanning::scatter_as_root(const void* sendbuf, const RootBlocks& blocks, Datatype sendtype,
-                               void* recvbuf, Count recvcount, Datatype recvtype) {
+                               void* recvbuf, Count recvcount, Datatype recvtype,
+                               bool own_in_place) {
   as_root(Direction::kSend, sendbuf, blocks, [&](auto counts, auto displs) {
     if (alone()) {
-      if (recvbuf == nullptr) return;  // in place
+      if (own_in_place) return;
       return copy_own_block(static_cast<const std::byte*>(sendbuf) + displs[0] * sendtype.size,
                             counts[0] * sendtype.size, recvbuf, recvcount * recvtype.size);
     }
-    if (recvbuf == nullptr)
-      return team().scatterv(sendbuf, counts, displs, sendtype, in_place, local_);
+    if (own_in_place) return team().scatterv(sendbuf, counts, displs, sendtype, in_place, local_);
     team().scatterv(sendbuf, counts, displs, sendtype, recvbuf, recvcount, recvtype, local_);
   });
 }

@@ -230,11 +230,11 @@ class Spanning {
   // team order (elsewhere empty).
   std::vector<Count> node_block_bytes(std::uint64_t bytes);
   // The root's part of a scatter or gather of its `blocks`; its own block is `recvbuf`
-  // (`sendbuf`), null in place.
+  // (`sendbuf`), unused where `own_in_place`.
   void scatter_as_root(const void* sendbuf, const RootBlocks& blocks, Datatype sendtype,
-                       void* recvbuf, Count recvcount, Datatype recvtype);
+                       void* recvbuf, Count recvcount, Datatype recvtype, bool own_in_place);
   void gather_as_root(const void* sendbuf, Count sendcount, Datatype sendtype, void* recvbuf,
-                      const RootBlocks& blocks, Datatype recvtype);
+                      const RootBlocks& blocks, Datatype recvtype, bool own_in_place);
   // The ranks other than the root, by where they are: the root's node, or another. The
   // v-forms' blocks (`v_form`) differ by rank; the others' are all the same size.
   void scatter_elsewhere(void* recvbuf, Count recvcount, Datatype recvtype, int root, bool v_form);
