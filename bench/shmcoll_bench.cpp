@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <numeric>
@@ -22,6 +23,7 @@
 
 #include "cli.hpp"
 #include "machine.hpp"
+#include "numa/matrix_command.hpp"
 #include "shmcoll/shmcoll.hpp"
 #include "warmup.hpp"
 
@@ -56,6 +58,9 @@ struct Config {
   bool validate = true;
   bool shared = false;  // buffers from Team::allocate_shared
   std::string csv;
+  bool numa_matrix = false;
+  bool quick = false;
+  std::string json, png;
 };
 
 // The command line into `cfg`; a bad argument ends the program with status 2 (cli.hpp).
@@ -82,7 +87,21 @@ void parse_arguments(int argc, char** argv, Config& cfg) {
   app.add_flag("--shared", cfg.shared,
                "buffers from Team::allocate_shared (copies between them are memcpy)");
   app.add_option("--csv", cfg.csv, "also write the results as CSV to FILE (rank 0)");
+  app.add_flag("--numa-matrix", cfg.numa_matrix,
+               "instead: copy bandwidth and load latency between every pair of NUMA nodes "
+               "(memory, CPU), in one process (no shmcoll-run)");
+  app.add_flag("--quick", cfg.quick, "a short run: fewer repetitions");
+  app.add_option("--json", cfg.json, "also write the run as a JSON record to FILE");
+  app.add_option("--png", cfg.png, "also draw the results into FILE (with gnuplot)");
   shmcoll::tools::parse_or_exit(app, argc, argv);
+  if (cfg.numa_matrix) {
+    const char* size = std::getenv(SocketBootstrap::kSizeVariable);
+    if (size != nullptr && std::string(size) != "1")
+      shmcoll::tools::usage_error(app,
+                                  "--numa-matrix runs in one process, which starts its "
+                                  "own threads; this job has " +
+                                      std::string(size) + " ranks (run it without shmcoll-run)");
+  }
   if (cfg.min_bytes > cfg.max_bytes) {
     shmcoll::tools::usage_error(app, "--min-bytes " + std::to_string(cfg.min_bytes) +
                                          " is larger than --max-bytes " +
@@ -179,6 +198,9 @@ double median(std::vector<double> v) {
 int main(int argc, char** argv) {
   Config cfg;
   parse_arguments(argc, argv, cfg);
+  if (cfg.numa_matrix)
+    return shmcoll::bench::run_numa_matrix(
+        {.quick = cfg.quick, .json_path = cfg.json, .png_path = cfg.png});
 
   try {
     auto bootstrap = SocketBootstrap::from_environment();

@@ -16,7 +16,9 @@ packages=(
   libopenmpi-dev openmpi-bin   # the MPI plugin for Open MPI, its tests and comparisons
   libmpich-dev mpich           # the MPI plugin for MPICH, its tests and comparisons
   gfortran              # the plugin's Fortran tests (mpif.h, use mpi, use mpi_f08)
-  gnuplot-nox           # benchmark plots and shmcoll-info --png
+  gnuplot-nox           # benchmark plots, shmcoll-info --png and shmcoll-bench --png
+  nlohmann-json3-dev    # shmcoll-bench --json records
+  python3               # benchmark summaries and the record tests
   dpkg-dev              # dpkg-shlibdeps: the Debian packages' dependencies (cpack)
   libudev-dev           # what pkg-config --static hwloc names: linking the static library
   "$@"

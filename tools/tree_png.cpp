@@ -1,12 +1,9 @@
 #include "tree_png.hpp"
 
-#include <sys/wait.h>
-
 #include <algorithm>
-#include <csignal>
-#include <cstdio>
-#include <cstdlib>
 #include <functional>
+
+#include "gnuplot.hpp"
 
 namespace shmcoll::tools {
 
@@ -34,10 +31,8 @@ std::string tree_plot_script(const introspection::TeamPreview& team, const std::
   std::string s;
   s += "set terminal png size " + std::to_string(std::max(640, static_cast<int>(next_leaf) * 70)) +
        "," + std::to_string(220 + team.depth * 140) + "\n";
-  s += "set output '" + png_path + "'\n";
-  std::string quoted = title;  // gnuplot's single quotes take everything but a single quote
-  std::replace(quoted.begin(), quoted.end(), '\'', '"');
-  s += "set title '" + quoted + "'\n";
+  s += "set output " + gnuplot_quoted(png_path) + "\n";
+  s += "set title " + gnuplot_quoted(title) + "\n";
   s += "unset border; unset xtics; unset ytics; unset key\n";
   s += "set offsets 0.6, 0.6, 0.4, 0.6\n";
   s += "$edges << EOD\n";
@@ -63,25 +58,7 @@ std::string tree_plot_script(const introspection::TeamPreview& team, const std::
 
 std::string draw_tree_png(const introspection::TeamPreview& team, const std::string& title,
                           const std::string& png_path) {
-  // "command -v" first: popen succeeds without gnuplot too (the shell starts), and writing to
-  // a shell that has exited would end this process with SIGPIPE mid-line.
-  if (std::system("command -v gnuplot >/dev/null 2>&1") != 0)
-    return "gnuplot is not installed (the setup script installs gnuplot-nox)";
-  FILE* gp = popen("gnuplot 2>&1", "w");
-  if (gp == nullptr) return "cannot start gnuplot";
-  const std::string script = tree_plot_script(team, title, png_path);
-  // Should gnuplot still stop early, the write fails with EPIPE instead of a signal.
-  struct sigaction ignore {
-  }, previous{};
-  ignore.sa_handler = SIG_IGN;
-  sigaction(SIGPIPE, &ignore, &previous);
-  std::fwrite(script.data(), 1, script.size(), gp);
-  const int status = pclose(gp);
-  sigaction(SIGPIPE, &previous, nullptr);
-  if (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    return "gnuplot failed (is it installed? the setup script installs gnuplot-nox)";
-  }
-  return "";
+  return run_gnuplot(tree_plot_script(team, title, png_path));
 }
 
 }  // namespace shmcoll::tools
