@@ -16,15 +16,21 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <memory>
 #include <numeric>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "cli.hpp"
+#include "gnuplot.hpp"
+#include "hwloc_topology.hpp"
 #include "machine.hpp"
 #include "numa/matrix_command.hpp"
+#include "progress.hpp"
+#include "record.hpp"
 #include "shmcoll/shmcoll.hpp"
+#include "sweep_output.hpp"
 #include "warmup.hpp"
 
 namespace {
@@ -90,7 +96,8 @@ void parse_arguments(int argc, char** argv, Config& cfg) {
   app.add_flag("--numa-matrix", cfg.numa_matrix,
                "instead: copy bandwidth and load latency between every pair of NUMA nodes "
                "(memory, CPU), in one process (no shmcoll-run)");
-  app.add_flag("--quick", cfg.quick, "a short run: fewer repetitions");
+  app.add_flag("--quick", cfg.quick,
+               "a short run: fewer repetitions (and, for the collectives, every other size)");
   app.add_option("--json", cfg.json, "also write the run as a JSON record to FILE");
   app.add_option("--png", cfg.png, "also draw the results into FILE (with gnuplot)");
   shmcoll::tools::parse_or_exit(app, argc, argv);
@@ -118,11 +125,34 @@ void parse_arguments(int argc, char** argv, Config& cfg) {
 
 int iterations_for(const Config& cfg, std::uint64_t bytes) {
   if (cfg.iterations > 0) return cfg.iterations;
-  if (bytes <= 4096) return 2000;
-  if (bytes <= 65536) return 500;
-  if (bytes <= (1u << 20)) return 100;
-  if (bytes <= (8u << 20)) return 30;
-  return 10;
+  int n = 10;
+  if (bytes <= 4096)
+    n = 2000;
+  else if (bytes <= 65536)
+    n = 500;
+  else if (bytes <= (1u << 20))
+    n = 100;
+  else if (bytes <= (8u << 20))
+    n = 30;
+  return cfg.quick ? std::max(3, n / 10) : n;
+}
+
+// Powers of two from --min-bytes to --max-bytes; every other one with --quick.
+std::vector<std::uint64_t> sizes_of(const Config& cfg) {
+  std::vector<std::uint64_t> sizes;
+  for (std::uint64_t bytes = cfg.min_bytes; bytes <= cfg.max_bytes; bytes *= cfg.quick ? 4 : 2)
+    sizes.push_back(bytes);
+  return sizes;
+}
+
+// The expected seconds of one size of a collective, from a memcpy rate (bytes per second):
+// each timed or warm-up call moves about (ranks - 1) x bytes and costs a barrier (taken as
+// 5 us), and 50 copy-floor rounds follow. A guess for the progress line and the estimate.
+double expected_seconds(const Config& cfg, std::uint64_t bytes, int ranks, double rate) {
+  const int iters = iterations_for(cfg, bytes);
+  const int calls = iters + shmcoll::bench::warmup_iterations(iters, bytes);
+  const double moved = static_cast<double>(bytes) * std::max(1, ranks - 1);
+  return calls * (5e-6 + moved / rate) + std::min(iters, 50) * (5e-6 + moved / ranks / rate);
 }
 
 std::byte pattern(std::uint64_t seq, int rank, std::uint64_t i) {
@@ -224,18 +254,36 @@ int main(int argc, char** argv) {
     std::fill(b.recv.begin(), b.recv.end(), std::byte{0});
     std::vector<std::byte> copy_dst(me == 0 ? cfg.max_bytes : 0, std::byte{0});
     FILE* csv = nullptr;
+    const std::vector<std::uint64_t> sizes = sizes_of(cfg);
+    nlohmann::ordered_json parameters_record;  // rank 0's, for --json
     if (me == 0) {
       const Options& o = team.options();
+      parameters_record = {{"ranks", size},
+                           {"checks", check_level_name(o.checks)},
+                           {"slots", o.slots},
+                           {"slot_bytes", o.slot_bytes},
+                           {"segment_bytes", team.segment_bytes()},
+                           {"min_bytes", cfg.min_bytes},
+                           {"max_bytes", cfg.max_bytes},
+                           {"iterations", cfg.iterations},
+                           {"quick", cfg.quick},
+                           {"buffers", cfg.shared ? "shared" : "private"},
+                           {"validate", cfg.validate},
+                           {"placement", nlohmann::ordered_json::array()},
+                           {"algorithms", nlohmann::ordered_json::object()}};
       std::printf("# shmcoll-bench: %d ranks; checks=%s; slots %d x %zu bytes; segment %zu bytes\n",
                   size, check_level_name(o.checks), o.slots, o.slot_bytes, team.segment_bytes());
       std::printf("# machine: %s\n", bench::describe_machine().c_str());
       for (const ParameterInfo& p : parameters(o)) {
-        if (p.name.find("_ALGORITHM") != std::string::npos)
+        if (p.name.find("_ALGORITHM") != std::string::npos) {
           std::printf("# %s=%s\n", p.name.c_str(), p.value.c_str());
+          parameters_record["algorithms"][p.name] = p.value;
+        }
       }
       const std::string placement = team.placement();
       for (std::size_t at = 0; at < placement.size();) {
         const std::size_t end = placement.find('\n', at);
+        parameters_record["placement"].push_back(placement.substr(at, end - at));
         std::printf("# placement: %s\n", placement.substr(at, end - at).c_str());
         at = end + 1;
       }
@@ -255,6 +303,22 @@ int main(int argc, char** argv) {
                        "us,floor_us,valid\n");
       }
     }
+    // The estimate and the progress line scale expected_seconds by a memcpy rate measured here.
+    double rate = 0, expected_total = 0, expected_done = 0;
+    std::unique_ptr<bench::ProgressLine> progress;
+    if (me == 0) {
+      const std::size_t probe = std::min<std::size_t>(cfg.max_bytes, 8u << 20);
+      const auto t0 = Clock::now();
+      std::memcpy(copy_dst.data(), b.send.data(), probe);
+      rate = static_cast<double>(probe) /
+             std::max(1e-7, std::chrono::duration<double>(Clock::now() - t0).count());
+      for (std::uint64_t bytes : sizes) expected_total += expected_seconds(cfg, bytes, size, rate);
+      expected_total *= static_cast<double>(cfg.colls.size());
+      std::printf("# estimated time: about %.0f s\n", expected_total + 0.5);
+      std::fflush(stdout);
+      progress = std::make_unique<bench::ProgressLine>();
+    }
+    std::vector<bench::SweepPoint> points;
     std::uint64_t seq = 0;
     int total_bad = 0;
     for (Coll coll : cfg.colls) {
@@ -263,7 +327,7 @@ int main(int argc, char** argv) {
                     "bytes", "avg(us)", "min(us)", "max(us)", "p50(us)", "MB/s", "memcpy(us)",
                     "floor(us)", "iters", "valid");
       }
-      for (std::uint64_t bytes = cfg.min_bytes; bytes <= cfg.max_bytes; bytes *= 2) {
+      for (std::uint64_t bytes : sizes) {
         b.counts.assign(usize, static_cast<Count>(bytes));
         b.displs.resize(usize);
         for (int r = 0; r < size; ++r)
@@ -342,6 +406,22 @@ int main(int argc, char** argv) {
                       static_cast<unsigned long long>(bytes), avg, mn, mx, p50, mbps, copy_us,
                       floor_us, iters, valid);
           std::fflush(stdout);
+          bench::SweepPoint point;
+          point.collective = name_of(coll);
+          point.bytes = bytes;
+          point.iterations = iters;
+          point.slowest_us = bench::spread_of(slowest);
+          point.osu_average_us = avg;
+          point.rank_mean_min_us = mn;
+          point.rank_mean_max_us = mx;
+          point.bandwidth_mbps = mbps;
+          point.memcpy_us = copy_us;
+          point.floor_us = floor_us;
+          point.valid = valid;
+          points.push_back(point);
+          expected_done += expected_seconds(cfg, bytes, size, rate);
+          progress->update(std::string(name_of(coll)) + " " + std::to_string(bytes) + " B",
+                           expected_done / expected_total);
           if (csv) {
             std::fprintf(csv, "%s,%d,%llu,%d,%.3f,%.3f,%.3f,%.3f,%.1f,%.3f,%.3f,%s\n",
                          name_of(coll), size, static_cast<unsigned long long>(bytes), iters, avg,
@@ -351,12 +431,31 @@ int main(int argc, char** argv) {
       }
     }
     if (csv) std::fclose(csv);
+    progress.reset();
+    if (me == 0 && !cfg.json.empty()) {
+      const bench::HwlocTopology topology;
+      nlohmann::ordered_json record = bench::new_record("collectives", topology.get());
+      record["parameters"] = parameters_record;
+      record["collectives"] = bench::sweep_json(points);
+      bench::write_record(record, cfg.json);
+      std::printf("# record written to %s\n", cfg.json.c_str());
+    }
+    if (me == 0 && !cfg.png.empty()) {
+      const std::string problem = shmcoll::tools::run_gnuplot(bench::sweep_plot_script(
+          points, "shmcoll-bench, " + std::to_string(size) + " ranks: " + bench::describe_machine(),
+          cfg.png));
+      if (!problem.empty()) {
+        std::fprintf(stderr, "shmcoll-bench: --png %s: %s\n", cfg.png.c_str(), problem.c_str());
+        return 1;
+      }
+      std::printf("# plots drawn into %s\n", cfg.png.c_str());
+    }
     if (total_bad > 0) {
       if (me == 0)
         std::fprintf(stderr, "shmcoll-bench: validation found %d wrong bytes\n", total_bad);
       return 1;
     }
-  } catch (const Error& e) {
+  } catch (const std::exception& e) {
     std::fprintf(stderr, "shmcoll-bench: %s\n", e.what());
     return 1;
   }

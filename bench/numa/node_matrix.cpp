@@ -92,12 +92,6 @@ std::size_t last_level_cache_bytes(hwloc_topology_t topology, hwloc_const_cpuset
 
 }  // namespace
 
-Spread spread_of(std::vector<double> samples) {
-  if (samples.empty()) return {};
-  std::sort(samples.begin(), samples.end());
-  return {samples.front(), samples[samples.size() / 2], samples.back()};
-}
-
 MatrixOptions MatrixOptions::for_topology(hwloc_topology_t topology, bool quick) {
   std::size_t largest = 0;
   hwloc_obj_t node = nullptr;

@@ -13,14 +13,9 @@
 #include <vector>
 
 #include "numa/matrix_plan.hpp"
+#include "spread.hpp"
 
 namespace shmcoll::bench {
-
-// The extremes and the median of a figure over its repetitions.
-struct Spread {
-  double min = 0, median = 0, max = 0;
-};
-Spread spread_of(std::vector<double> samples);
 
 struct MatrixOptions {
   std::size_t copy_bytes = 64u << 20;   // each of the source and the destination

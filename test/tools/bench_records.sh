@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# shmcoll-bench's records and pictures: --numa-matrix --quick with --json and --png writes a
-# record whose fields a reader can rely on and a PNG image; the same run under shmcoll-run
-# is refused with a message.
+# shmcoll-bench's records and pictures: --numa-matrix and the collectives sweep, each with
+# --quick, --json and --png, write a record whose fields a reader can rely on and a PNG image;
+# --numa-matrix under shmcoll-run with several ranks is refused with a message.
 #   bench_records.sh BUILD_DIR
 set -uo pipefail
 build=$1
@@ -44,6 +44,37 @@ for row in rows:
             s = cell["repetitions"][f]
             need(s["min"] <= s["median"] <= s["max"], f + " min <= median <= max")
 need(r.get("parameters", {}).get("quick") is True, "parameters.quick")
+for p in problems: print("record:", p)
+sys.exit(1 if problems else 0)
+PY
+
+if ! out=$(timeout 120 "$run" -n 2 "$bench" --quick --max-bytes 64K --json "$dir/c.json" \
+    --png "$dir/c.png" 2>&1); then
+  fail "shmcoll-run -n 2 shmcoll-bench --quick exited with an error:"
+  echo "$out"
+fi
+[[ "$out" == *"estimated time"* ]] || fail "the sweep's output lacks its estimated time"
+[ -s "$dir/c.png" ] && is_png "$dir/c.png" || fail "the sweep's --png did not write a PNG image"
+python3 - "$dir/c.json" <<'PY' || fail "the sweep's record lacks fields (above)"
+import json, sys
+r = json.load(open(sys.argv[1]))
+problems = []
+def need(cond, what):
+    if not cond: problems.append(what)
+need(r.get("kind") == "collectives" and r.get("revision"), "kind and revision")
+need(len(r.get("machine", {}).get("numa_nodes", [])) >= 1, "machine.numa_nodes")
+p = r.get("parameters", {})
+need(p.get("ranks") == 2 and p.get("quick") is True and len(p.get("placement", [])) == 2,
+     "parameters: ranks, quick, placement")
+colls = [c["collective"] for c in r.get("collectives", [])]
+need(colls == ["bcast", "scatter", "scatterv", "gather", "gatherv"], "five collectives")
+for c in r.get("collectives", []):
+    sizes = [s["bytes"] for s in c["sizes"]]
+    need(sizes == [1, 4, 16, 64, 256, 1024, 4096, 16384, 65536], c["collective"] + " sizes")
+    for s in c["sizes"]:
+        l = s["latency_us"]
+        need(0 < l["min"] <= l["median"] <= l["max"], c["collective"] + " latency spread")
+        need(s["valid"] == "ok" and s["bandwidth_mbps"] > 0, c["collective"] + " valid")
 for p in problems: print("record:", p)
 sys.exit(1 if problems else 0)
 PY

@@ -1,0 +1,37 @@
+// The collectives sweep of shmcoll-bench (sizes by powers of two, per collective) as the
+// "collectives" of a JSON record and as gnuplot plots of latency and bandwidth against size.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "spread.hpp"
+
+namespace shmcoll::bench {
+
+// One collective at one size.
+struct SweepPoint {
+  std::string collective;   // "bcast", ...
+  std::uint64_t bytes = 0;  // per rank
+  int iterations = 0;
+  Spread slowest_us;          // over iterations: the slowest rank's time of each
+  double osu_average_us = 0;  // the mean over ranks of each rank's mean
+  double rank_mean_min_us = 0, rank_mean_max_us = 0;
+  double bandwidth_mbps = 0;  // (ranks - 1) x bytes / slowest_us.median
+  double memcpy_us = 0, floor_us = 0;
+  std::string valid;  // "ok", "FAIL", or "-" when not checked
+};
+
+// [{"collective": "bcast", "sizes": [{"bytes", "iterations", "latency_us": {min, median,
+// max}, "osu_average_us", "rank_mean_us": {min, max}, "bandwidth_mbps", "memcpy_us",
+// "floor_us", "valid"}, ...]}, ...], collectives in the order they ran.
+nlohmann::ordered_json sweep_json(const std::vector<SweepPoint>& points);
+
+// Two panels: the median latency against size (log-log) of each collective with memcpy's, and
+// the bandwidth against size.
+std::string sweep_plot_script(const std::vector<SweepPoint>& points, const std::string& title,
+                              const std::string& png_path);
+
+}  // namespace shmcoll::bench
