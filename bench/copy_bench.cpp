@@ -6,9 +6,9 @@
 
 #include <cstdio>
 #include <cstdlib>
-#include <utility>
 #include <cstring>
 #include <memory>
+#include <utility>
 
 #include "copy_kernels.hpp"
 
@@ -77,8 +77,8 @@ bool kernels_copy_correctly() {
   for (std::size_t i = 0; i < (1 << 20) + 4096; ++i) want.src[i] = std::byte(i * 131 % 251);
   for (const auto& [name, kernel] : kernels) {
     if (kernel == nullptr) continue;
-    for (std::size_t n : {0ul, 1ul, 63ul, 64ul, 127ul, 128ul, 129ul, 1000ul, 1100ul, 65599ul,
-                          (1ul << 20) - 3}) {
+    for (std::size_t n :
+         {0ul, 1ul, 63ul, 64ul, 127ul, 128ul, 129ul, 1000ul, 1100ul, 65599ul, (1ul << 20) - 3}) {
       for (std::size_t d = 0; d < 8; ++d) {
         for (std::size_t s = 0; s < 8; s += 3) {
           std::memset(want.dst, 0, n + 64);

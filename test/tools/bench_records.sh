@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# shmcoll-bench's records and pictures: --numa-matrix and the collectives sweep, each with
-# --quick, --json and --png, write a record whose fields a reader can rely on and a PNG image;
-# --numa-matrix under shmcoll-run with several ranks is refused with a message.
+# shmcoll-bench's records and pictures: --numa-matrix, the collectives sweep and --placements,
+# each with --quick, --json and --png, write a record whose fields a reader can rely on and a
+# PNG image; --numa-matrix under shmcoll-run with several ranks is refused with a message.
 #   bench_records.sh BUILD_DIR
 set -uo pipefail
 build=$1
@@ -75,6 +75,39 @@ for c in r.get("collectives", []):
         l = s["latency_us"]
         need(0 < l["min"] <= l["median"] <= l["max"], c["collective"] + " latency spread")
         need(s["valid"] == "ok" and s["bandwidth_mbps"] > 0, c["collective"] + " valid")
+for p in problems: print("record:", p)
+sys.exit(1 if problems else 0)
+PY
+
+if ! out=$(timeout 120 "$run" -n 2 "$bench" --placements --quick --max-bytes 1K \
+    --json "$dir/p.json" --png "$dir/p.png" 2>&1); then
+  fail "shmcoll-run -n 2 shmcoll-bench --placements --quick exited with an error:"
+  echo "$out"
+fi
+for needle in "estimated time" "# P1: ranks by core" "what placement costs"; do
+  [[ "$out" == *"$needle"* ]] || fail "--placements output lacks '$needle'"
+done
+[ -s "$dir/p.png" ] && is_png "$dir/p.png" || fail "--placements --png did not write a PNG image"
+python3 - "$dir/p.json" <<'PY' || fail "the placements record lacks fields (above)"
+import json, sys
+r = json.load(open(sys.argv[1]))
+problems = []
+def need(cond, what):
+    if not cond: problems.append(what)
+need(r.get("kind") == "placements" and r.get("revision"), "kind and revision")
+places = r.get("placements", [])
+need(len(places) >= 2, "at least two placements (ranks by core and by node)")
+for p in places:
+    need(p["ranks_mapped_by"] in ("core", "numa") and p["buffers"] in ("own node", "next node"),
+         "mapping and buffer site")
+    need(len(p["ranks"]) == 2, "two ranks")
+    for rank in p["ranks"]:
+        need(rank["buffer_on_node"] == 1.0, "every buffer page on its planned node")
+    need(len(p["collectives"]) == 5, "five collectives")
+costs = r.get("placement_cost", [])
+need(len(costs) == 5 * 6, "a cost per collective and size")
+for c in costs:
+    need(len(c["ratios"]) == len(places) and min(c["ratios"]) == 1.0, "ratios to the best")
 for p in problems: print("record:", p)
 sys.exit(1 if problems else 0)
 PY
