@@ -70,8 +70,6 @@ int validate_once(Team& team, Coll coll, SweepBuffers& b, std::uint64_t bytes, s
   return bad;
 }
 
-double median(std::vector<double> v) { return spread_of(std::move(v)).median; }
-
 double micros(Clock::time_point from, Clock::time_point to) {
   return std::chrono::duration<double, std::micro>(to - from).count();
 }
@@ -166,7 +164,7 @@ SweepPoint measure_point(Team& team, Coll coll, SweepBuffers& b, const SweepSett
       std::memcpy(b.copy_destination.data(), b.send.data(), bytes);
       t = micros(t0, Clock::now());
     }
-    p.memcpy_us = median(c);
+    p.memcpy_us = spread_of(std::move(c));
   }
   std::vector<double> floor_samples;
   const std::uint64_t share = bytes * (usize - 1) / usize;
@@ -179,7 +177,7 @@ SweepPoint measure_point(Team& team, Coll coll, SweepBuffers& b, const SweepSett
     team.gather(&us, 1, kDouble, each.data(), 1, kDouble, 0);
     if (me == 0 && k >= 0) floor_samples.push_back(*std::max_element(each.begin(), each.end()));
   }
-  if (me == 0) p.floor_us = median(floor_samples);
+  if (me == 0) p.floor_us = spread_of(std::move(floor_samples));
   p.valid = "-";
   if (s.validate) {
     ++seq;
@@ -231,8 +229,8 @@ std::string table_row(const SweepPoint& p) {
   std::snprintf(line, sizeof line,
                 "%12llu %10.2f %10.2f %10.2f %10.2f %11.1f %11.2f %10.2f %7d %6s\n",
                 static_cast<unsigned long long>(p.bytes), p.osu_average_us, p.rank_mean_min_us,
-                p.rank_mean_max_us, p.slowest_us.median, p.bandwidth_mbps, p.memcpy_us, p.floor_us,
-                p.iterations, p.valid.c_str());
+                p.rank_mean_max_us, p.slowest_us.median, p.bandwidth_mbps, p.memcpy_us.median,
+                p.floor_us.median, p.iterations, p.valid.c_str());
   return line;
 }
 

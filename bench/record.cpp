@@ -24,6 +24,10 @@ nlohmann::ordered_json new_record(const std::string& kind, hwloc_topology_t topo
           {"machine", machine_record(topology)}};
 }
 
+nlohmann::ordered_json spread_json(const Spread& s) {
+  return {{"min", s.min}, {"median", s.median}, {"max", s.max}};
+}
+
 void write_record(const nlohmann::ordered_json& record, const std::string& path) {
   std::ofstream out(path);
   out << record.dump(2) << '\n';

@@ -205,7 +205,7 @@ int run_sweep(Bootstrap& bootstrap, const Config& cfg) {
         std::fprintf(csv, "%s,%d,%llu,%d,%.3f,%.3f,%.3f,%.3f,%.1f,%.3f,%.3f,%s\n",
                      p.collective.c_str(), size, static_cast<unsigned long long>(bytes),
                      p.iterations, p.osu_average_us, p.rank_mean_min_us, p.rank_mean_max_us,
-                     p.slowest_us.median, p.bandwidth_mbps, p.memcpy_us, p.floor_us,
+                     p.slowest_us.median, p.bandwidth_mbps, p.memcpy_us.median, p.floor_us.median,
                      p.valid.c_str());
       }
       failed = failed || p.valid == "FAIL";

@@ -1,6 +1,7 @@
 #include "sweep_output.hpp"
 
 #include "gnuplot.hpp"
+#include "record.hpp"
 
 namespace shmcoll::bench {
 
@@ -12,13 +13,12 @@ nlohmann::ordered_json sweep_json(const std::vector<SweepPoint>& points) {
     out.back()["sizes"].push_back(
         {{"bytes", p.bytes},
          {"iterations", p.iterations},
-         {"latency_us",
-          {{"min", p.slowest_us.min}, {"median", p.slowest_us.median}, {"max", p.slowest_us.max}}},
+         {"latency_us", spread_json(p.slowest_us)},
          {"osu_average_us", p.osu_average_us},
          {"rank_mean_us", {{"min", p.rank_mean_min_us}, {"max", p.rank_mean_max_us}}},
          {"bandwidth_mbps", p.bandwidth_mbps},
-         {"memcpy_us", p.memcpy_us},
-         {"floor_us", p.floor_us},
+         {"memcpy_us", spread_json(p.memcpy_us)},
+         {"floor_us", spread_json(p.floor_us)},
          {"valid", p.valid}});
   }
   return out;
@@ -36,7 +36,7 @@ std::string sweep_plot_script(const std::vector<SweepPoint>& points, const std::
       data += "$" + p.collective + " << EOD\n";
     }
     data += std::to_string(p.bytes) + " " + std::to_string(p.slowest_us.median) + " " +
-            std::to_string(p.bandwidth_mbps) + " " + std::to_string(p.memcpy_us) + "\n";
+            std::to_string(p.bandwidth_mbps) + " " + std::to_string(p.memcpy_us.median) + "\n";
   }
   if (!names.empty()) data += "EOD\n";
   std::string s = "set terminal png size 1400,560\n";

@@ -19,14 +19,14 @@ struct SweepPoint {
   Spread slowest_us;          // over iterations: the slowest rank's time of each
   double osu_average_us = 0;  // the mean over ranks of each rank's mean
   double rank_mean_min_us = 0, rank_mean_max_us = 0;
-  double bandwidth_mbps = 0;  // (ranks - 1) x bytes / slowest_us.median
-  double memcpy_us = 0, floor_us = 0;
-  std::string valid;  // "ok", "FAIL", or "-" when not checked
+  double bandwidth_mbps = 0;   // (ranks - 1) x bytes / slowest_us.median
+  Spread memcpy_us, floor_us;  // over their repetitions
+  std::string valid;           // "ok", "FAIL", or "-" when not checked
 };
 
-// [{"collective": "bcast", "sizes": [{"bytes", "iterations", "latency_us": {min, median,
-// max}, "osu_average_us", "rank_mean_us": {min, max}, "bandwidth_mbps", "memcpy_us",
-// "floor_us", "valid"}, ...]}, ...], collectives in the order they ran.
+// [{"collective": "bcast", "sizes": [{"bytes", "iterations", "latency_us": spread,
+// "osu_average_us", "rank_mean_us": {min, max}, "bandwidth_mbps", "memcpy_us": spread,
+// "floor_us": spread, "valid"}, ...]}, ...], collectives in the order they ran.
 nlohmann::ordered_json sweep_json(const std::vector<SweepPoint>& points);
 
 // Two panels: the median latency against size (log-log) of each collective with memcpy's, and

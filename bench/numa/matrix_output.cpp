@@ -5,6 +5,7 @@
 #include <functional>
 
 #include "gnuplot.hpp"
+#include "record.hpp"
 
 namespace shmcoll::bench {
 
@@ -33,10 +34,6 @@ std::string formatted(const char* format, double v) {
   char text[32];
   std::snprintf(text, sizeof text, format, v);
   return text;
-}
-
-nlohmann::ordered_json spread_json(const Spread& s) {
-  return {{"min", s.min}, {"median", s.median}, {"max", s.max}};
 }
 
 }  // namespace

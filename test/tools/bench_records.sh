@@ -75,6 +75,8 @@ for c in r.get("collectives", []):
         l = s["latency_us"]
         need(0 < l["min"] <= l["median"] <= l["max"], c["collective"] + " latency spread")
         need(s["valid"] == "ok" and s["bandwidth_mbps"] > 0, c["collective"] + " valid")
+        for f in ("memcpy_us", "floor_us"):
+            need(s[f]["min"] <= s[f]["median"] <= s[f]["max"], c["collective"] + " " + f)
 for p in problems: print("record:", p)
 sys.exit(1 if problems else 0)
 PY
