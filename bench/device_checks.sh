@@ -9,7 +9,9 @@
 #      then the v-forms with counts that differ from rank to rank (mpi-bench --uneven), and
 #      1 B-4 KiB under deferred checks;
 #   2. 4 and 8 ranks on 2 of the cores (taskset), 1 B-64 KiB, the five collectives;
-#   3. np=2 against both MPIs, 1 B-16 MiB (the large-message figures), if time is left.
+#   3. the NUMA node matrix and the placement sweep (shmcoll-bench --numa-matrix,
+#      --placements), with their records and plots;
+#   4. np=2 against both MPIs, 1 B-16 MiB (the large-message figures), if time is left.
 #
 # usage: bench/device_checks.sh [BUILD_DIR] [OUT_DIR] [BUDGET_SECONDS]   (default 540)
 # Summaries afterwards, on any machine: bench/summarize_mpi.py and bench/ratios_mpi.py on each
@@ -62,5 +64,13 @@ else
 fi
 step two-cpus 110 taskset -c 0,1 env NPS="4 8" MPIS=openmpi OVERSUBSCRIBED_ITERATIONS=200 \
   BENCH_ARGS="--max-bytes 64K" "$here/compare_mpi.sh" "$build" "$out/two-cpus" 1
+# The node's memory between NUMA nodes, and what placement costs (one rank per core, at most
+# 16), recorded and drawn.
+mkdir -p "$out/numa"
+step numa-matrix 60 "$build/bench/shmcoll-bench" --numa-matrix --quick --json "$out/numa/matrix.json" \
+  --png "$out/numa/matrix.png" > "$out/numa/matrix.txt"
+step placements 90 "$build/tools/shmcoll-run" -n "$((cores < 16 ? cores : 16))" \
+  "$build/bench/shmcoll-bench" --placements --quick --max-bytes 1M \
+  --json "$out/numa/placements.json" --png "$out/numa/placements.png" > "$out/numa/placements.txt"
 step np2 150 env NPS=2 MPIS="openmpi mpich" "$here/compare_mpi.sh" "$build" "$out/np2" 1
 cat "$out/steps.txt"
