@@ -21,6 +21,7 @@
 #include "gnuplot.hpp"
 #include "hwloc_topology.hpp"
 #include "machine.hpp"
+#include "mpi_comparison.hpp"
 #include "numa/matrix_command.hpp"
 #include "numa/placement_sweep.hpp"
 #include "progress.hpp"
@@ -39,6 +40,7 @@ struct Config {
   std::string csv;
   bool numa_matrix = false, placements = false;
   std::string json, png;
+  std::vector<std::string> compare;  // mpi-bench CSV files
 };
 
 // The command line into `cfg`; a bad argument ends the program with status 2 (cli.hpp).
@@ -84,6 +86,11 @@ void parse_arguments(int argc, char** argv, Config& cfg) {
                "a short run: fewer repetitions (and, for the collectives, every other size)");
   app.add_option("--json", cfg.json, "also write the run as a JSON record to FILE");
   app.add_option("--png", cfg.png, "also draw the results into FILE (with gnuplot)");
+  app.add_option("--compare", cfg.compare,
+                 "the collectives: also draw, and record, the series of FILE, mpi-bench's CSV "
+                 "output (the MPIs' own collectives at the same rank count; repeatable)")
+      ->check(CLI::ExistingFile)
+      ->excludes(placements);
   shmcoll::tools::parse_or_exit(app, argc, argv);
   if (cfg.numa_matrix) {
     const char* size = std::getenv(SocketBootstrap::kSizeVariable);
@@ -110,6 +117,18 @@ void parse_arguments(int argc, char** argv, Config& cfg) {
 // The collectives sweep: every rank runs it; rank 0 prints, records and draws.
 int run_sweep(Bootstrap& bootstrap, const Config& cfg) {
   const bench::SweepSettings& s = cfg.sweep;
+  // The compared series, read by every rank before the team forms: a bad file ends every rank
+  // alike, before any measurement, with one message.
+  std::vector<bench::ComparedSeries> compared;
+  try {
+    for (const std::string& file : cfg.compare) {
+      for (bench::ComparedSeries& series : bench::read_mpi_bench_csv(file, bootstrap.size()))
+        compared.push_back(std::move(series));
+    }
+  } catch (const std::runtime_error& e) {
+    if (bootstrap.rank() == 0) std::fprintf(stderr, "shmcoll-bench: %s\n", e.what());
+    return 2;
+  }
   Team team(bootstrap);
   const int me = team.rank(), size = team.size();
   const auto usize = static_cast<std::uint64_t>(size);
@@ -223,12 +242,14 @@ int run_sweep(Bootstrap& bootstrap, const Config& cfg) {
     nlohmann::ordered_json record = bench::new_record("collectives", topology.get());
     record["parameters"] = parameters;
     record["collectives"] = bench::sweep_json(points);
+    if (!compared.empty()) record["compared_with"] = bench::compared_json(compared);
     bench::write_record(record, cfg.json);
     std::printf("# record written to %s\n", cfg.json.c_str());
   }
   if (!cfg.png.empty()) {
     const std::string problem = shmcoll::tools::run_gnuplot(bench::sweep_plot_script(
-        points, "shmcoll-bench, " + std::to_string(size) + " ranks: " + bench::describe_machine(),
+        points, compared, size,
+        "shmcoll-bench, " + std::to_string(size) + " ranks: " + bench::describe_machine(),
         cfg.png));
     if (!problem.empty()) {
       std::fprintf(stderr, "shmcoll-bench: --png %s: %s\n", cfg.png.c_str(), problem.c_str());

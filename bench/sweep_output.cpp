@@ -1,5 +1,7 @@
 #include "sweep_output.hpp"
 
+#include <algorithm>
+
 #include "gnuplot.hpp"
 #include "record.hpp"
 
@@ -24,42 +26,62 @@ nlohmann::ordered_json sweep_json(const std::vector<SweepPoint>& points) {
   return out;
 }
 
-std::string sweep_plot_script(const std::vector<SweepPoint>& points, const std::string& title,
-                              const std::string& png_path) {
-  // One data block per collective: bytes, median latency, bandwidth, memcpy.
-  std::vector<std::string> names;
-  std::string data;
+std::string sweep_plot_script(const std::vector<SweepPoint>& points,
+                              const std::vector<ComparedSeries>& compared, int ranks,
+                              const std::string& title, const std::string& png_path) {
+  std::vector<std::string> collectives;
   for (const SweepPoint& p : points) {
-    if (names.empty() || names.back() != p.collective) {
-      if (!names.empty()) data += "EOD\n";
-      names.push_back(p.collective);
-      data += "$" + p.collective + " << EOD\n";
-    }
-    data += std::to_string(p.bytes) + " " + std::to_string(p.slowest_us.median) + " " +
-            std::to_string(p.bandwidth_mbps) + " " + std::to_string(p.memcpy_us.median) + "\n";
+    if (std::find(collectives.begin(), collectives.end(), p.collective) == collectives.end())
+      collectives.push_back(p.collective);
   }
-  if (!names.empty()) data += "EOD\n";
-  std::string s = "set terminal png size 1400,560\n";
-  s += "set output " + tools::gnuplot_quoted(png_path) + "\n";
-  s += data;
-  s += "set multiplot layout 1,2 title " + tools::gnuplot_quoted(title) + "\n";
-  s += "set logscale x 2\nset format x '%.0b%B'\nset xlabel 'bytes per rank'\nset grid\n";
-  s += "set key top left\n";
-  auto plot = [&](const std::string& column, bool with_memcpy) {
-    std::string line = "plot ";
-    for (std::size_t i = 0; i < names.size(); ++i) {
-      line += (i ? ", " : "") + std::string("$") + names[i] + " using 1:" + column +
-              " with linespoints title '" + names[i] + "'";
+  const double crossing = std::max(1, ranks - 1);
+  // Blocks: $s_<coll> (bytes, OSU average, MB/s, memcpy) and $c<i>_<coll> (bytes, average,
+  // MB/s) for compared series i.
+  std::string s;
+  for (const std::string& name : collectives) {
+    s += "$s_" + name + " << EOD\n";
+    for (const SweepPoint& p : points) {
+      if (p.collective != name) continue;
+      s += std::to_string(p.bytes) + " " + std::to_string(p.osu_average_us) + " " +
+           std::to_string(crossing * static_cast<double>(p.bytes) / p.osu_average_us) + " " +
+           std::to_string(p.memcpy_us.median) + "\n";
     }
-    if (with_memcpy && !names.empty())
-      line += ", $" + names.front() + " using 1:4 with lines dashtype 2 lc rgb '#555555' " +
-              "title 'memcpy'";
-    return line + "\n";
-  };
-  s += "set logscale y\nset ylabel 'latency, median of the slowest rank (us)'\n";
-  s += "set title 'latency'\n" + plot("2", true);
-  s += "unset logscale y\nset logscale y 10\nset ylabel 'MB/s crossing processes'\n";
-  s += "set title 'bandwidth'\nset key top left\n" + plot("3", false);
+    s += "EOD\n";
+    for (std::size_t i = 0; i < compared.size(); ++i) {
+      s += "$c" + std::to_string(i) + "_" + name + " << EOD\n";
+      for (const ComparedPoint& p : compared[i].points) {
+        if (p.collective != name || p.bytes == 0 || p.osu_average_us <= 0) continue;
+        s += std::to_string(p.bytes) + " " + std::to_string(p.osu_average_us) + " " +
+             std::to_string(crossing * static_cast<double>(p.bytes) / p.osu_average_us) + "\n";
+      }
+      s += "EOD\n";
+    }
+  }
+  const std::size_t columns = std::max<std::size_t>(1, collectives.size());
+  s += "set terminal png size " + std::to_string(380 * columns + 100) + ",800\n";
+  s += "set output " + tools::gnuplot_quoted(png_path) + "\n";
+  s += "set multiplot layout 2," + std::to_string(columns) + " columnsfirst title " +
+       tools::gnuplot_quoted(title) + "\n";
+  s += "set logscale x 2\nset logscale y 10\nset xtics 1,32\nset format x '%.0b%B'\n";
+  s += "set xlabel 'bytes per rank'\nset grid\n";
+  s += "set key top left font ',8'\n";
+  for (const std::string& name : collectives) {
+    for (const bool latency : {true, false}) {
+      const std::string column = latency ? "2" : "3";
+      s += "set title " + tools::gnuplot_quoted(name + (latency ? ", latency" : ", bandwidth")) +
+           "\n";
+      s += std::string("set ylabel '") +
+           (latency ? "OSU average latency (us)" : "MB/s crossing processes") + "'\n";
+      s += "plot $s_" + name + " using 1:" + column + " with linespoints lw 2 title 'shmcoll'";
+      for (std::size_t i = 0; i < compared.size(); ++i) {
+        s += ", $c" + std::to_string(i) + "_" + name + " using 1:" + column +
+             " with linespoints title " + tools::gnuplot_quoted(compared[i].label);
+      }
+      if (latency)
+        s += ", $s_" + name + " using 1:4 with lines dashtype 2 lc rgb '#555555' title 'memcpy'";
+      s += "\n";
+    }
+  }
   s += "unset multiplot\n";
   return s;
 }

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "mpi_comparison.hpp"
 #include "spread.hpp"
 
 namespace shmcoll::bench {
@@ -29,9 +30,11 @@ struct SweepPoint {
 // "floor_us": spread, "valid"}, ...]}, ...], collectives in the order they ran.
 nlohmann::ordered_json sweep_json(const std::vector<SweepPoint>& points);
 
-// Two panels: the median latency against size (log-log) of each collective with memcpy's, and
-// the bandwidth against size.
-std::string sweep_plot_script(const std::vector<SweepPoint>& points, const std::string& title,
-                              const std::string& png_path);
+// For each collective, the OSU average latency (top) and the bandwidth it gives, (ranks - 1) x
+// bytes / latency (bottom), against size (log-log), with memcpy's latency and each compared
+// series' (the MPIs' own, --compare) beside the sweep's.
+std::string sweep_plot_script(const std::vector<SweepPoint>& points,
+                              const std::vector<ComparedSeries>& compared, int ranks,
+                              const std::string& title, const std::string& png_path);
 
 }  // namespace shmcoll::bench

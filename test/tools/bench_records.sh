@@ -48,8 +48,18 @@ for p in problems: print("record:", p)
 sys.exit(1 if problems else 0)
 PY
 
+# An MPI's own figures to compare with, as mpi-bench writes them (4-rank rows are not this run's).
+{
+  echo "label,collective,ranks,bytes,iterations,avg_us,min_us,max_us,memcpy_us,floor_us"
+  for coll in bcast scatter scatterv gather gatherv; do
+    for bytes in 1 4 16 64; do
+      echo "mpi,$coll,2,$bytes,100,0.5,0.4,0.6,0.1,0.1"
+      echo "mpi,$coll,4,$bytes,100,0.9,0.8,1.0,0.1,0.1"
+    done
+  done
+} > "$dir/mpi.csv"
 if ! out=$(timeout 120 "$run" -n 2 "$bench" --quick --max-bytes 64K --json "$dir/c.json" \
-    --png "$dir/c.png" 2>&1); then
+    --png "$dir/c.png" --compare "$dir/mpi.csv" 2>&1); then
   fail "shmcoll-run -n 2 shmcoll-bench --quick exited with an error:"
   echo "$out"
 fi
@@ -77,9 +87,17 @@ for c in r.get("collectives", []):
         need(s["valid"] == "ok" and s["bandwidth_mbps"] > 0, c["collective"] + " valid")
         for f in ("memcpy_us", "floor_us"):
             need(s[f]["min"] <= s[f]["median"] <= s[f]["max"], c["collective"] + " " + f)
+cmp = r.get("compared_with", [])
+need(len(cmp) == 1 and cmp[0]["label"] == "mpi" and len(cmp[0]["points"]) == 20 and
+     all(p["osu_average_us"] == 0.5 for p in cmp[0]["points"]), "compared_with: the 2-rank rows")
 for p in problems: print("record:", p)
 sys.exit(1 if problems else 0)
 PY
+printf 'label,collective\n' > "$dir/bad.csv"
+out=$(timeout 60 "$run" -n 2 "$bench" --quick --max-bytes 4 --compare "$dir/bad.csv" 2>&1)
+rc=$?
+[ "$rc" -eq 2 ] && [[ "$out" == *"$dir/bad.csv: not mpi-bench's CSV"* ]] ||
+  fail "--compare of a file that is not mpi-bench's: status $rc, output: $out"
 
 if ! out=$(timeout 120 "$run" -n 2 "$bench" --placements --quick --max-bytes 1K \
     --json "$dir/p.json" --png "$dir/p.png" 2>&1); then
