@@ -3,8 +3,9 @@
 // - Open MPI's Fortran layer calls PMPI_* directly, so without these a Fortran program never
 //   reaches the plugin: `mpif.h` and `use mpi` call mpi_bcast_ (or another of the compilers'
 //   manglings), `use mpi_f08` calls mpi_bcast_f08_, which calls ompi_bcast_f. The plugin
-//   defines both for the five collectives, their non-blocking forms, the completion calls (in
-//   which the plugin's requests progress), MPI_COMM_FREE and MPI_FINALIZE, converts Fortran's
+//   defines both for the five collectives, their non-blocking and persistent (MPIX_*_INIT)
+//   forms, MPI_START(ALL), MPI_REQUEST_FREE, the completion calls (in which the plugin's
+//   requests progress), MPI_COMM_FREE and MPI_FINALIZE, converts Fortran's
 //   handles, statuses and its MPI_IN_PLACE and MPI_BOTTOM sentinels (the addresses of common
 //   blocks), and calls its own C functions, which serve and count the call.
 // MPICH's Fortran layer calls MPI_* for the collectives; what its `use mpi_f08` layer calls
@@ -14,6 +15,7 @@
 #if defined(OPEN_MPI)
 
 #include <dlfcn.h>
+#include <mpi-ext.h>
 
 #include <boost/container/small_vector.hpp>
 #include <cstddef>
@@ -360,6 +362,96 @@ extern "C" void ompi_testsome_f(MPI_Fint* incount, MPI_Fint* requests, MPI_Fint*
   set(ierr, rc);
 }
 
+// The persistent forms, which Open MPI 4 has as its MPIX_*_INIT extension (`use mpi_ext`,
+// `use mpi_f08_ext`, mpif-ext.h), and the calls that start and free a persistent request:
+// Open MPI's Fortran layer would start the plugin's placeholder request itself, and free it
+// without the plugin forgetting its call (persistent.cpp).
+#if defined(OMPI_HAVE_MPI_EXT_PCOLLREQ)
+namespace {
+MPI_Info info(const MPI_Fint* handle) { return PMPI_Info_f2c(*handle); }
+}  // namespace
+
+extern "C" void ompix_bcast_init_f(char* buf, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* root,
+                                   MPI_Fint* comm_handle, MPI_Fint* info_handle, MPI_Fint* request,
+                                   MPI_Fint* ierr) {
+  MPI_Request c_request = MPI_REQUEST_NULL;
+  const int rc = MPIX_Bcast_init(buffer(buf, false), *count, type(datatype), *root,
+                                 comm(comm_handle), info(info_handle), &c_request);
+  started(rc, c_request, request, ierr);
+}
+
+extern "C" void ompix_scatter_init_f(char* sendbuf, MPI_Fint* sendcount, MPI_Fint* sendtype,
+                                     char* recvbuf, MPI_Fint* recvcount, MPI_Fint* recvtype,
+                                     MPI_Fint* root, MPI_Fint* comm_handle, MPI_Fint* info_handle,
+                                     MPI_Fint* request, MPI_Fint* ierr) {
+  MPI_Request c_request = MPI_REQUEST_NULL;
+  const int rc = MPIX_Scatter_init(buffer(sendbuf, false), *sendcount, type(sendtype),
+                                   buffer(recvbuf, true), *recvcount, type(recvtype), *root,
+                                   comm(comm_handle), info(info_handle), &c_request);
+  started(rc, c_request, request, ierr);
+}
+
+extern "C" void ompix_scatterv_init_f(char* sendbuf, MPI_Fint* sendcounts, MPI_Fint* displs,
+                                      MPI_Fint* sendtype, char* recvbuf, MPI_Fint* recvcount,
+                                      MPI_Fint* recvtype, MPI_Fint* root, MPI_Fint* comm_handle,
+                                      MPI_Fint* info_handle, MPI_Fint* request, MPI_Fint* ierr) {
+  MPI_Request c_request = MPI_REQUEST_NULL;
+  const int rc = MPIX_Scatterv_init(buffer(sendbuf, false), sendcounts, displs, type(sendtype),
+                                    buffer(recvbuf, true), *recvcount, type(recvtype), *root,
+                                    comm(comm_handle), info(info_handle), &c_request);
+  started(rc, c_request, request, ierr);
+}
+
+extern "C" void ompix_gather_init_f(char* sendbuf, MPI_Fint* sendcount, MPI_Fint* sendtype,
+                                    char* recvbuf, MPI_Fint* recvcount, MPI_Fint* recvtype,
+                                    MPI_Fint* root, MPI_Fint* comm_handle, MPI_Fint* info_handle,
+                                    MPI_Fint* request, MPI_Fint* ierr) {
+  MPI_Request c_request = MPI_REQUEST_NULL;
+  const int rc = MPIX_Gather_init(buffer(sendbuf, true), *sendcount, type(sendtype),
+                                  buffer(recvbuf, false), *recvcount, type(recvtype), *root,
+                                  comm(comm_handle), info(info_handle), &c_request);
+  started(rc, c_request, request, ierr);
+}
+
+extern "C" void ompix_gatherv_init_f(char* sendbuf, MPI_Fint* sendcount, MPI_Fint* sendtype,
+                                     char* recvbuf, MPI_Fint* recvcounts, MPI_Fint* displs,
+                                     MPI_Fint* recvtype, MPI_Fint* root, MPI_Fint* comm_handle,
+                                     MPI_Fint* info_handle, MPI_Fint* request, MPI_Fint* ierr) {
+  MPI_Request c_request = MPI_REQUEST_NULL;
+  const int rc = MPIX_Gatherv_init(buffer(sendbuf, true), *sendcount, type(sendtype),
+                                   buffer(recvbuf, false), recvcounts, displs, type(recvtype),
+                                   *root, comm(comm_handle), info(info_handle), &c_request);
+  started(rc, c_request, request, ierr);
+}
+#endif  // OMPI_HAVE_MPI_EXT_PCOLLREQ
+
+extern "C" void ompi_start_f(MPI_Fint* request, MPI_Fint* ierr) {
+  int rc;
+  {
+    Requests c_request(request, 1);
+    rc = MPI_Start(c_request.data());
+  }
+  set(ierr, rc);
+}
+
+extern "C" void ompi_startall_f(MPI_Fint* count, MPI_Fint* requests, MPI_Fint* ierr) {
+  int rc;
+  {
+    Requests c_requests(requests, *count);
+    rc = MPI_Startall(*count, c_requests.data());
+  }
+  set(ierr, rc);
+}
+
+extern "C" void ompi_request_free_f(MPI_Fint* request, MPI_Fint* ierr) {
+  int rc;
+  {
+    Requests c_request(request, 1);
+    rc = MPI_Request_free(c_request.data());
+  }
+  set(ierr, rc);
+}
+
 // A communicator freed with collectives outstanding completes them first (completion.cpp).
 extern "C" void ompi_comm_free_f(MPI_Fint* comm_handle, MPI_Fint* ierr) {
   MPI_Comm c_comm = comm(comm_handle);
@@ -389,6 +481,16 @@ SHMCOLL_FORTRAN_NAMES(mpi_testany, MPI_TESTANY, ompi_testany_f);
 SHMCOLL_FORTRAN_NAMES(mpi_waitsome, MPI_WAITSOME, ompi_waitsome_f);
 SHMCOLL_FORTRAN_NAMES(mpi_testsome, MPI_TESTSOME, ompi_testsome_f);
 SHMCOLL_FORTRAN_NAMES(mpi_comm_free, MPI_COMM_FREE, ompi_comm_free_f);
+#if defined(OMPI_HAVE_MPI_EXT_PCOLLREQ)
+SHMCOLL_FORTRAN_NAMES(mpix_bcast_init, MPIX_BCAST_INIT, ompix_bcast_init_f);
+SHMCOLL_FORTRAN_NAMES(mpix_scatter_init, MPIX_SCATTER_INIT, ompix_scatter_init_f);
+SHMCOLL_FORTRAN_NAMES(mpix_scatterv_init, MPIX_SCATTERV_INIT, ompix_scatterv_init_f);
+SHMCOLL_FORTRAN_NAMES(mpix_gather_init, MPIX_GATHER_INIT, ompix_gather_init_f);
+SHMCOLL_FORTRAN_NAMES(mpix_gatherv_init, MPIX_GATHERV_INIT, ompix_gatherv_init_f);
+#endif
+SHMCOLL_FORTRAN_NAMES(mpi_start, MPI_START, ompi_start_f);
+SHMCOLL_FORTRAN_NAMES(mpi_startall, MPI_STARTALL, ompi_startall_f);
+SHMCOLL_FORTRAN_NAMES(mpi_request_free, MPI_REQUEST_FREE, ompi_request_free_f);
 
 // Open MPI's `use mpi_f08` tests call the Fortran profiling names of its `mpif.h` layer
 // (pmpi_test_, ...), not ompi_test_f: those become the plugin's too, or a loop of MPI_Test

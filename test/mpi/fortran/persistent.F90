@@ -1,21 +1,36 @@
-! Persistent collectives called from Fortran (MPI-4: MPICH 4), started with MPI_Start and
-! MPI_Startall and completed with Fortran's completion calls, with the MPI's mpif.h (the
-! default), `use mpi` (-DUSE_MPI_MODULE) or `use mpi_f08` (-DUSE_MPI_F08); run with the plugin
+! Persistent collectives called from Fortran (MPI-4: MPICH 4; Open MPI 4's MPIX_ extension with
+! -DOMPI_PCOLLREQ), started with MPI_Start and MPI_Startall and completed with Fortran's
+! completion calls, with the MPI's mpif.h (the default), `use mpi` (-DUSE_MPI_MODULE) or
+! `use mpi_f08` (-DUSE_MPI_F08); run with the plugin
 ! preloaded (test/mpi/CMakeLists.txt). Rank 0 makes exactly three inits and four starts, so that
 ! under SHMCOLL_MPI_VERBOSE=1 its count line says "served 7 calls, 0 went to PMPI". Rank 0
 ! prints "fortran persistent: N failed"; the exit status is 1 when N > 0.
+#if defined(OMPI_PCOLLREQ)
+#define MPI_Bcast_init MPIX_Bcast_init
+#define MPI_Gather_init MPIX_Gather_init
+#define MPI_Scatterv_init MPIX_Scatterv_init
+#endif
 program persistent
 #if defined(USE_MPI_F08)
   use mpi_f08
+#if defined(OMPI_PCOLLREQ)
+  use mpi_f08_ext
+#endif
   implicit none
   type(MPI_Request) :: bcast, both(2)
 #elif defined(USE_MPI_MODULE)
   use mpi
+#if defined(OMPI_PCOLLREQ)
+  use mpi_ext
+#endif
   implicit none
   integer :: bcast, both(2)
 #else
   implicit none
   include 'mpif.h'
+#if defined(OMPI_PCOLLREQ)
+  include 'mpif-ext.h'
+#endif
   integer :: bcast, both(2)
 #endif
   integer :: ierr, rank, nranks, i, r, round, failures, total, mine
