@@ -320,9 +320,14 @@ extern "C" int MPI_Waitsome(int incount, MPI_Request requests[], int* outcount, 
 
 // A communicator may be freed with collectives outstanding (MPI lets them complete): they are
 // completed here, before its team ends with it. The program's later wait finds them complete.
-// Its persistent requests can no longer start (persistent.hpp).
+// One that persistent requests use stays, for them, until the last is freed (persistent.hpp);
+// the program's handle becomes MPI_COMM_NULL at once, as MPI_Comm_free makes it.
 extern "C" int MPI_Comm_free(MPI_Comm* comm) {
   if (comm != nullptr && requests_outstanding()) shmcoll::mpi::finish_requests_of(*comm);
-  if (comm != nullptr) shmcoll::mpi::orphan_persistent_of(*comm);
+  if (comm != nullptr && *comm != MPI_COMM_WORLD && *comm != MPI_COMM_SELF &&
+      *comm != MPI_COMM_NULL && shmcoll::mpi::hold_freed_communicator(*comm)) {
+    *comm = MPI_COMM_NULL;
+    return MPI_SUCCESS;
+  }
   return PMPI_Comm_free(comm);
 }

@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "mpi/node_map.hpp"
+#include "mpi/persistent.hpp"
 #include "mpi/plugin.hpp"
 #include "mpi/requests.hpp"
 
@@ -17,7 +18,8 @@ extern "C" int MPI_Finalize() {
                    static_cast<unsigned long long>(stats().served.load()),
                    static_cast<unsigned long long>(stats().fallback.load()));
     }
-    finish_all_requests();  // those the program freed while active
+    finish_all_requests();      // those the program freed while active
+    free_held_communicators();  // kept for persistent requests never freed
     forget_windows();
     release_predefined_communicators();
     forget_node_map();

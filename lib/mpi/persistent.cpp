@@ -4,11 +4,13 @@
 
 #include <sched.h>
 
+#include <algorithm>
 #include <atomic>
 #include <boost/container/small_vector.hpp>
 #include <cstdio>
 #include <mutex>
 #include <unordered_map>
+#include <vector>
 
 #include "mpi/error_codes.hpp"
 #include "mpi/serve.hpp"
@@ -22,6 +24,17 @@ std::mutex registry_lock;
 std::unordered_map<MPI_Request, PersistentCall*> registry;
 std::atomic<int> alive{0};
 std::atomic<int> active{0};
+// Communicators the program freed while persistent requests of the plugin's used them, under
+// registry_lock: the plugin frees each (PMPI_Comm_free, which ends its team) with the last of
+// those requests, so that they can start meanwhile, as the MPI's own can.
+std::vector<MPI_Comm> held;
+
+bool used_by_a_request(MPI_Comm comm) {
+  for (const auto& [handle, call] : registry) {
+    if (call->entry.comm == comm) return true;
+  }
+  return false;
+}
 
 class EmptyCall final : public PersistentCall {
  public:
@@ -41,8 +54,8 @@ void set_active(PersistentCall& call, bool on) {
   active.fetch_add(on ? 1 : -1, std::memory_order_relaxed);
 }
 
-// A start whose communicator is gone (or no longer served): there is no communicator whose
-// error handler to call, so MPI_COMM_SELF's is, as for errors outside any communicator.
+// A start on a communicator no longer served (its team failed, say): MPI_COMM_SELF's error
+// handler is called, as for errors outside any communicator.
 int refuse_start(const PersistentCall& call, const char* why) {
   const std::string message = call.start_function + ": " + why;
   MPI_Errhandler handler = MPI_ERRHANDLER_NULL;
@@ -55,11 +68,6 @@ int refuse_start(const PersistentCall& call, const char* why) {
 }
 
 int start_persistent(PersistentCall& call) {
-  if (call.orphaned) {
-    return refuse_start(call,
-                        "the request's communicator was freed (shmcoll's persistent "
-                        "requests end with their communicator)");
-  }
   const PendingCall::Entry& entry = call.entry;
   auto activated = [&](bool empty) {
     activate(&call, empty);
@@ -153,12 +161,21 @@ int complete_directly(PersistentCall& call, bool wait, bool& done) {
 
 void completed_by_mpi(PersistentCall& call) { set_active(call, false); }
 
-void orphan_persistent_of(MPI_Comm comm) {
-  if (alive.load(std::memory_order_relaxed) == 0) return;
+bool hold_freed_communicator(MPI_Comm comm) {
+  if (alive.load(std::memory_order_relaxed) == 0) return false;
   std::lock_guard<std::mutex> guard(registry_lock);
-  for (auto& [handle, call] : registry) {
-    if (call->entry.comm == comm) call->orphaned = true;
+  if (!used_by_a_request(comm)) return false;
+  held.push_back(comm);
+  return true;
+}
+
+void free_held_communicators() {
+  std::vector<MPI_Comm> freeing;
+  {
+    std::lock_guard<std::mutex> guard(registry_lock);
+    freeing.swap(held);
   }
+  for (MPI_Comm comm : freeing) PMPI_Comm_free(&comm);
 }
 
 bool free_persistent(MPI_Request* request, int& rc) {
@@ -170,6 +187,16 @@ bool free_persistent(MPI_Request* request, int& rc) {
     if (it == registry.end()) return false;
     call = it->second;
     registry.erase(it);
+  }
+  // The communicator the program freed before this, its last request, is freed after it.
+  MPI_Comm freed_before = MPI_COMM_NULL;
+  {
+    std::lock_guard<std::mutex> guard(registry_lock);
+    const auto it = std::find(held.begin(), held.end(), call->entry.comm);
+    if (it != held.end() && !used_by_a_request(*it)) {
+      freed_before = *it;
+      held.erase(it);
+    }
   }
   alive.fetch_sub(1, std::memory_order_relaxed);
   if (call->active) {
@@ -184,6 +211,7 @@ bool free_persistent(MPI_Request* request, int& rc) {
     delete call;
   }
   rc = PMPI_Request_free(request);
+  if (freed_before != MPI_COMM_NULL) PMPI_Comm_free(&freed_before);
   return true;
 }
 

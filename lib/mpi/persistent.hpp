@@ -51,7 +51,6 @@ class PersistentCall : public PendingCall {
   bool moves_nothing = false;  // every start is complete at once
   // Touched by the program's calls on this request only (MPI: one thread at a time per request).
   bool active = false;
-  bool orphaned = false;  // its communicator was freed
 };
 
 template <class Buffers, class Prepare>
@@ -107,7 +106,10 @@ void completed_by_mpi(PersistentCall& call);
 // MPI_Request_free of the plugin's persistent request `*request` (returning the MPI's code in
 // `rc`); false if it is not one.
 bool free_persistent(MPI_Request* request, int& rc);
-// Marks the persistent requests of `comm` orphaned (the communicator is being freed).
-void orphan_persistent_of(MPI_Comm comm);
+// MPI_Comm_free of a communicator: true if persistent requests of the plugin's use it, which
+// then keep it (and its team) until the last of them is freed, when the plugin frees it.
+bool hold_freed_communicator(MPI_Comm comm);
+// MPI_Finalize: frees the communicators still kept (their requests were never freed).
+void free_held_communicators();
 
 }  // namespace shmcoll::mpi
