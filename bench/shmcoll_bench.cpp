@@ -56,41 +56,47 @@ void parse_arguments(int argc, char** argv, Config& cfg) {
                             "--numa-matrix [OPTIONS]");
   bench::SweepSettings& s = cfg.sweep;
   std::vector<std::string> colls;
-  app.add_option("--coll", colls,
-                 "comma-separated subset of bcast,scatter,scatterv,gather,gatherv (default: all)")
-      ->delimiter(',')
-      ->check(CLI::IsMember({"bcast", "scatter", "scatterv", "gather", "gatherv"}));
-  shmcoll::tools::add_bytes_option(app, "--min-bytes", s.min_bytes,
-                                   "smallest message per rank (default 1; K/M/G suffixes)", 1);
-  shmcoll::tools::add_bytes_option(app, "--max-bytes", s.max_bytes,
-                                   "largest message per rank (default 64M)", 1);
-  app.add_option("--iterations", s.iterations,
-                 "timed iterations per size (default: 2000 for <=4K down to 10 for >8M)")
-      ->check(CLI::Range(1, 100'000'000));
-  app.add_flag("!--no-validate", s.validate, "skip the byte-by-byte check after timing");
-  auto* shared =
+  // What only the collectives take (the sweep and --placements), and what only the sweep does.
+  const std::vector<CLI::Option*> collectives_only = {
+      app.add_option("--coll", colls,
+                     "comma-separated subset of bcast,scatter,scatterv,gather,gatherv (default: "
+                     "all)")
+          ->delimiter(',')
+          ->check(CLI::IsMember({"bcast", "scatter", "scatterv", "gather", "gatherv"})),
+      shmcoll::tools::add_bytes_option(app, "--min-bytes", s.min_bytes,
+                                       "smallest message per rank (default 1; K/M/G suffixes)", 1),
+      shmcoll::tools::add_bytes_option(app, "--max-bytes", s.max_bytes,
+                                       "largest message per rank (default 64M)", 1),
+      app.add_option("--iterations", s.iterations,
+                     "timed iterations per size (default: 2000 for <=4K down to 10 for >8M)")
+          ->check(CLI::Range(1, 100'000'000)),
+      app.add_flag("!--no-validate", s.validate, "skip the byte-by-byte check after timing")};
+  const std::vector<CLI::Option*> sweep_only = {
       app.add_flag("--shared", cfg.shared,
-                   "buffers from Team::allocate_shared (copies between them are memcpy)");
-  app.add_option("--csv", cfg.csv, "also write the results as CSV to FILE (rank 0)");
+                   "buffers from Team::allocate_shared (copies between them are memcpy)"),
+      app.add_option("--csv", cfg.csv, "also write the results as CSV to FILE (rank 0)"),
+      app.add_option("--compare", cfg.compare,
+                     "also draw, and record, the series of FILE, mpi-bench's CSV output (the "
+                     "MPIs' own collectives at the same rank count; repeatable)")
+          ->check(CLI::ExistingFile)};
   auto* placements = app.add_flag(
       "--placements", cfg.placements,
       "instead: the collectives with the ranks mapped by core and round-robin by NUMA node, "
       "the buffers on each rank's node and on the next, the root on each node; then what "
       "placement costs");
-  app.add_flag("--numa-matrix", cfg.numa_matrix,
-               "instead: copy bandwidth and load latency between every pair of NUMA nodes "
-               "(memory, CPU), in one process (no shmcoll-run)")
-      ->excludes(placements);
-  shared->excludes(placements);
+  auto* matrix = app.add_flag("--numa-matrix", cfg.numa_matrix,
+                              "instead: copy bandwidth and load latency between every pair of "
+                              "NUMA nodes (memory, CPU), in one process (no shmcoll-run)");
+  matrix->excludes(placements);
+  for (CLI::Option* o : collectives_only) o->excludes(matrix);
+  for (CLI::Option* o : sweep_only) {
+    o->excludes(placements);
+    o->excludes(matrix);
+  }
   app.add_flag("--quick", s.quick,
                "a short run: fewer repetitions (and, for the collectives, every other size)");
   app.add_option("--json", cfg.json, "also write the run as a JSON record to FILE");
   app.add_option("--png", cfg.png, "also draw the results into FILE (with gnuplot)");
-  app.add_option("--compare", cfg.compare,
-                 "the collectives: also draw, and record, the series of FILE, mpi-bench's CSV "
-                 "output (the MPIs' own collectives at the same rank count; repeatable)")
-      ->check(CLI::ExistingFile)
-      ->excludes(placements);
   shmcoll::tools::parse_or_exit(app, argc, argv);
   if (cfg.numa_matrix) {
     const char* size = std::getenv(SocketBootstrap::kSizeVariable);

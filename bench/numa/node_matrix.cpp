@@ -5,6 +5,7 @@
 #include <cstring>
 #include <numeric>
 #include <random>
+#include <stdexcept>
 
 #include "numa/bound_threads.hpp"
 #include "numa/node_memory.hpp"
@@ -19,7 +20,7 @@ constexpr std::size_t kLine = 64;
 // line holding the address of the next: every load depends on the previous one and hardware
 // prefetchers cannot guess the next line.
 void link_chase(std::byte* buffer, std::size_t bytes) {
-  const std::size_t lines = bytes / kLine;
+  const std::size_t lines = std::max<std::size_t>(1, bytes / kLine);
   std::vector<std::uint32_t> order(lines);
   std::iota(order.begin(), order.end(), 0u);
   std::mt19937_64 random(12345);
@@ -113,6 +114,8 @@ MatrixOptions MatrixOptions::for_topology(hwloc_topology_t topology, bool quick)
 NodeMatrix measure_node_matrix(hwloc_topology_t topology, const MatrixPlan& plan,
                                const MatrixOptions& options, const MatrixObserver& observer) {
   using Clock = std::chrono::steady_clock;
+  if (plan.memory_nodes.empty() || plan.cpu_nodes.empty())
+    throw std::runtime_error("hwloc found no NUMA node with memory, or none with cores");
   NodeMatrix m{plan, options, {}};
   const int total = static_cast<int>(plan.memory_nodes.size() * plan.cpu_nodes.size());
   int done = 0;

@@ -50,7 +50,7 @@ struct MatrixObserver {
 };
 
 // Measures on this machine (`topology` must be loaded from it). Throws std::runtime_error when
-// memory cannot be placed or a thread cannot be bound.
+// the plan has no row or no column, memory cannot be placed or a thread cannot be bound.
 NodeMatrix measure_node_matrix(hwloc_topology_t topology, const MatrixPlan& plan,
                                const MatrixOptions& options, const MatrixObserver& observer);
 

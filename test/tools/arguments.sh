@@ -29,6 +29,8 @@ expect 2 "--coll" "$bench" --coll bcast,allreduce
 expect 2 "--placements" "$bench" --numa-matrix --placements
 expect 2 "--shared" "$bench" --placements --shared
 expect 2 "--compare" "$bench" --compare /nonexistent.csv
+expect 2 "--numa-matrix" "$bench" --numa-matrix --max-bytes 4K
+expect 2 "--csv" "$bench" --numa-matrix --csv x.csv
 expect 0 "--min-bytes" "$bench" --help
 
 for bad in abc 0 -3; do expect 2 "--ranks" "$info" --ranks "$bad"; done
