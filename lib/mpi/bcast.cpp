@@ -34,7 +34,7 @@ struct Bcast {
   // On one node's team, or across nodes (spanning/spanning.hpp).
   static constexpr bool kAcrossNodes = true;
   static void run(auto& target, auto... args) { target.bcast(args...); }
-  static Request start(Team& team, auto... args) { return team.ibcast(args...); }
+  static auto start(auto& target, auto... args) { return target.ibcast(args...); }
 };
 
 }  // namespace

@@ -251,6 +251,9 @@ int Call::reject(const ArgumentError& error, int root) {
   // through PMPI.
   if (state_->spanning && root >= 0) {
     across_nodes_ = true;
+    // The calls started before this one end first: their messages and team operations come
+    // before its own.
+    state_->spanning->drain();
     state_->spanning->abort(Status::kInvalidArgument, message, cause_of_class(error.mpi_class));
     if (root < state_->spanning->size()) {
       const bool to_leaders = coll_ == Coll::kScatter || coll_ == Coll::kScatterv;
@@ -294,7 +297,9 @@ void Call::serve_across_nodes() {
 }
 
 void Call::fall_back_across_nodes() {
-  log_once("falls back to PMPI: across nodes, shmcoll serves the blocking collectives so far");
+  log_once(
+      "falls back to PMPI: across nodes, shmcoll serves the blocking and non-blocking collectives "
+      "so far");
   stats().fallback++;
 }
 

@@ -10,9 +10,10 @@
 //   bool moves_nothing(int rank) const                   (serve.hpp)
 //   int root_part(RootBuffers&, int ranks, Run&&) const  converts the buffers, calls run(...)
 //   int other_part(OtherBuffers&, Run&&) const           with the team call's arguments
-//   static constexpr bool kAcrossNodes;                  whether run takes a Spanning too
-//   static void run(Team&, args...)                      Team::bcast and the others
-//   static Request start(Team&, args...)                 Team::ibcast and the others
+//   static constexpr bool kAcrossNodes;                  whether run and start take a Spanning
+//   static void run(target, args...)                     Team::bcast and the others (or Spanning's)
+//   static auto start(target, args...)                   Team::ibcast and the others (or
+//   Spanning's)
 // Each form takes the entry point's name and its PMPI fallback.
 #pragma once
 
@@ -57,6 +58,9 @@ template <class C, class Target>
 template <class C, class Fallback>
 int blocking_form(const char* function, const C& c, Fallback&& fallback) {
   auto body = [&](auto& target) {
+    if constexpr (std::is_same_v<std::decay_t<decltype(target)>, Spanning>) {
+      target.drain();  // the calls started before this one end first (started.hpp)
+    }
     if (target.rank() == c.root) return blocking_root(target, c);
     return run_call<typename C::OtherBuffers>(c.comm, [&](typename C::OtherBuffers& b) {
       return c.other_part(b, [&](auto... args) { C::run(target, args...); });
@@ -72,16 +76,21 @@ int blocking_form(const char* function, const C& c, Fallback&& fallback) {
 
 template <class C, class Fallback>
 int nonblocking_form(const char* function, const C& c, MPI_Request* request, Fallback&& fallback) {
-  return serve(
-      function, C::kColl, c.comm, local_check(c), moves_nothing(c),
-      [&](Team& team) {
-        return start_collective<typename C::RootBuffers, typename C::OtherBuffers>(
-            function, C::kColl, c.comm, request, team, c.root,
-            [](Team& t, auto... args) { return C::start(t, args...); },
-            [&](typename C::RootBuffers& b, auto run) { return c.root_part(b, team.size(), run); },
-            [&](typename C::OtherBuffers& b, auto run) { return c.other_part(b, run); });
-      },
-      fallback, [&] { return completed_request(request); });
+  auto body = [&](auto& target) {
+    return start_collective<typename C::RootBuffers, typename C::OtherBuffers>(
+        function, C::kColl, c.comm, request, target, c.root,
+        [](auto& t, auto... args) { return C::start(t, args...); },
+        [&](typename C::RootBuffers& b, auto run) { return c.root_part(b, target.size(), run); },
+        [&](typename C::OtherBuffers& b, auto run) { return c.other_part(b, run); });
+  };
+  auto completed = [&] { return completed_request(request); };
+  if constexpr (C::kAcrossNodes) {
+    return serve(function, C::kColl, c.comm, local_check(c), moves_nothing(c), body, fallback,
+                 completed, AcrossNodes<decltype(body)&>{body, c.root});
+  } else {
+    return serve(function, C::kColl, c.comm, local_check(c), moves_nothing(c), body, fallback,
+                 completed);
+  }
 }
 
 template <class C, class Fallback>

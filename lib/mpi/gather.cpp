@@ -46,7 +46,7 @@ struct Gather : RootedArgs {
   // On one node's team, or across nodes (spanning/spanning.hpp).
   static constexpr bool kAcrossNodes = true;
   static void run(auto& target, auto... args) { target.gather(args...); }
-  static Request start(Team& team, auto... args) { return team.igather(args...); }
+  static auto start(auto& target, auto... args) { return target.igather(args...); }
 };
 
 }  // namespace

@@ -53,7 +53,7 @@ struct Gatherv {
   // On one node's team, or across nodes (spanning/spanning.hpp).
   static constexpr bool kAcrossNodes = true;
   static void run(auto& target, auto... args) { target.gatherv(args...); }
-  static Request start(Team& team, auto... args) { return team.igatherv(args...); }
+  static auto start(auto& target, auto... args) { return target.igatherv(args...); }
 };
 
 }  // namespace

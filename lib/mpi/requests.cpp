@@ -80,7 +80,7 @@ void finish_call(Ready& ready, bool wait) {
   PendingCall::Entry& entry = call.entry;
   try {
     if (ready.error) std::rethrow_exception(ready.error);
-    if (wait) call.request.wait();
+    if (wait) call.wait();
     const int rc = call.finish(entry.comm);
     if (rc != MPI_SUCCESS) {
       entry.error = Call(entry.function, entry.coll, entry.comm)
@@ -192,6 +192,8 @@ void set_empty_status(MPI_Status* status) {
 bool requests_outstanding() { return outstanding.load(std::memory_order_relaxed) > 0; }
 
 void progress_requests() {
+  // The calls across nodes first: they call the MPI, which must not happen under table_lock.
+  progress_started_calls();
   ReadyCalls ready;
   {
     std::lock_guard<std::mutex> guard(table_lock);
@@ -200,7 +202,7 @@ void progress_requests() {
       if (call->entry.claimed) continue;
       std::exception_ptr error;
       try {
-        if (!call->request.test()) continue;
+        if (!call->test()) continue;
       } catch (...) {
         error = std::current_exception();  // the operation failed: reported by finish_call
       }

@@ -23,8 +23,10 @@
 
 #include <atomic>
 #include <memory>
+#include <type_traits>
 
 #include "mpi/plugin.hpp"
+#include "mpi/spanning/started.hpp"
 
 namespace shmcoll::mpi {
 
@@ -37,6 +39,12 @@ class PendingCall {
   virtual ~PendingCall() = default;
   // Returns MPI_SUCCESS or the MPI's code of a failed unpacking.
   virtual int finish(MPI_Comm comm) = 0;
+  // Whether the operation is over on this rank, advancing it without waiting; throws its error.
+  // Called under the table's lock: calls no MPI function.
+  virtual bool test() { return request.test(); }
+  // Until the operation is over; throws its error.
+  virtual void wait() { request.wait(); }
+  // The operation on one node's team (a call across nodes has its own: started.hpp).
   Request request;
 
   // The table's (requests.cpp). The entry of a non-blocking call lives until both: the plugin
@@ -82,33 +90,58 @@ class PendingWith final : public PendingCall, public Buffers {
  public:
   int finish(MPI_Comm comm) override { return Buffers::finish(comm); }
 };
-// The non-blocking form of a call: `prepare(buffers, request)` converts the buffers and starts
-// the operation (request = team.ibcast(...)), returning an MPI code; the pending call then
-// becomes the program's request.
-template <class Buffers, class Prepare>
+// A pending call across nodes: its progress is the started call's (started.hpp), which the
+// passes over the started calls advance, outside the table's lock.
+template <class Buffers>
+class PendingAcrossNodes final : public PendingCall, public Buffers {
+ public:
+  int finish(MPI_Comm comm) override { return Buffers::finish(comm); }
+  bool test() override { return started->test(); }
+  void wait() override { started->wait(); }
+  std::shared_ptr<StartedCall> started;
+};
+// The pending call that `target` (a Team, or a Spanning across nodes) starts operations into,
+// and where the started operation goes.
+template <class Target, class Buffers>
+using PendingOn = std::conditional_t<std::is_same_v<Target, Team>, PendingWith<Buffers>,
+                                     PendingAcrossNodes<Buffers>>;
+inline Request& started_into(PendingCall& pending, Request started) {
+  return pending.request = std::move(started);
+}
+template <class Buffers>
+void started_into(PendingAcrossNodes<Buffers>& pending, std::shared_ptr<StartedCall> started) {
+  pending.started = std::move(started);
+}
+// The non-blocking form of a call: `prepare(buffers, pending)` converts the buffers and starts
+// the operation into the pending call (started_into), returning an MPI code; the pending call
+// then becomes the program's request.
+template <class Pending, class Prepare>
 int start_call(const char* function, Coll coll, MPI_Comm comm, MPI_Request* request,
                Prepare&& prepare) {
-  auto pending = std::make_unique<PendingWith<Buffers>>();
-  if (const int rc = prepare(static_cast<Buffers&>(*pending), pending->request); rc != MPI_SUCCESS)
-    return rc;
+  auto pending = std::make_unique<Pending>();
+  if (const int rc = prepare(*pending, *pending); rc != MPI_SUCCESS) return rc;
   return start_request(function, coll, comm, std::move(pending), request);
 }
 // The body of a non-blocking collective: `root_part(buffers, run)` at the root and
 // `other_part(buffers, run)` elsewhere convert the buffers (RootBuffers, OtherBuffers) and call
-// `run(args...)`, which starts the team's operation, `start(team, args...)` (Team::ibcast and
-// the others), into the pending call's request.
-template <class RootBuffers, class OtherBuffers, class Start, class RootPart, class OtherPart>
+// `run(args...)`, which starts the operation, `start(target, args...)` (Team::ibcast, or
+// Spanning::ibcast across nodes, and the others), into the pending call.
+template <class RootBuffers, class OtherBuffers, class Target, class Start, class RootPart,
+          class OtherPart>
 int start_collective(const char* function, Coll coll, MPI_Comm comm, MPI_Request* request,
-                     Team& team, int root, Start&& start, RootPart&& root_part,
+                     Target& target, int root, Start&& start, RootPart&& root_part,
                      OtherPart&& other_part) {
   auto prepare = [&](auto& part) {
-    return [&](auto& buffers, Request& started) {
-      return part(buffers, [&](auto... args) { started = start(team, args...); });
+    return [&](auto& buffers, auto& pending) {
+      return part(buffers, [&](auto... args) { started_into(pending, start(target, args...)); });
     };
   };
-  if (team.rank() == root)
-    return start_call<RootBuffers>(function, coll, comm, request, prepare(root_part));
-  return start_call<OtherBuffers>(function, coll, comm, request, prepare(other_part));
+  if (target.rank() == root) {
+    return start_call<PendingOn<Target, RootBuffers>>(function, coll, comm, request,
+                                                      prepare(root_part));
+  }
+  return start_call<PendingOn<Target, OtherBuffers>>(function, coll, comm, request,
+                                                     prepare(other_part));
 }
 // The blocking form: `prepare(buffers)` converts the buffers and runs the operation (the
 // team's blocking call), then the buffers are unpacked.

@@ -45,7 +45,7 @@ struct Scatter : RootedArgs {
   // On one node's team, or across nodes (spanning/spanning.hpp).
   static constexpr bool kAcrossNodes = true;
   static void run(auto& target, auto... args) { target.scatter(args...); }
-  static Request start(Team& team, auto... args) { return team.iscatter(args...); }
+  static auto start(auto& target, auto... args) { return target.iscatter(args...); }
 };
 
 }  // namespace

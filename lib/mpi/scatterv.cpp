@@ -52,7 +52,7 @@ struct Scatterv {
   // On one node's team, or across nodes (spanning/spanning.hpp).
   static constexpr bool kAcrossNodes = true;
   static void run(auto& target, auto... args) { target.scatterv(args...); }
-  static Request start(Team& team, auto... args) { return team.iscatterv(args...); }
+  static auto start(auto& target, auto... args) { return target.iscatterv(args...); }
 };
 
 }  // namespace

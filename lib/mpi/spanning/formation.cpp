@@ -78,6 +78,7 @@ Team& Spanning::team() {
 }
 
 void Spanning::leave() {
+  drain();
   if (node_team_.team) node_team_.team->leave();
 }
 

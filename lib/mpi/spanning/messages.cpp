@@ -1,5 +1,7 @@
 // The messages between a scatter's or gather's root and the other nodes' leaders, and what a
 // node's team learns to take its part.
+#include <sched.h>
+
 #include <cstring>
 #include <exception>
 #include <string>
@@ -80,7 +82,7 @@ void Spanning::own_node_blocks(const RootBlocks& blocks, std::vector<Count>& cou
 
 Spanning::NodeMessages Spanning::start_node_messages(Direction direction, void* buffer,
                                                      const RootBlocks& blocks) const {
-  NodeMessages messages{direction, {}, {}, {}, {}};
+  NodeMessages messages{direction, {}, {}, {}, {}, {}, 0, nullptr};
   const auto others = static_cast<std::size_t>(layout_.nodes() - 1);
   messages.requests.reserve(others);
   messages.nodes.reserve(others);
@@ -112,6 +114,8 @@ Spanning::NodeMessages Spanning::start_node_messages(Direction direction, void* 
     MPI_Request& request = messages.requests.emplace_back(MPI_REQUEST_NULL);
     messages.nodes.push_back(k);
     messages.bytes.push_back(bytes);
+    messages.probed.push_back(direction == Direction::kSend);
+    if (direction == Direction::kReceive) ++messages.unprobed;
     // A receive is posted once the leader's message is there and its size known (complete).
     if (direction == Direction::kSend) {
       check_mpi(PMPI_Isend(node_blocks.start, node_blocks.message.count, node_blocks.message.type,
@@ -122,33 +126,38 @@ Spanning::NodeMessages Spanning::start_node_messages(Direction direction, void* 
   return messages;
 }
 
-void Spanning::complete(NodeMessages& messages) const {
-  std::exception_ptr failure;
-  if (messages.direction == Direction::kReceive) {
+bool Spanning::test_messages(NodeMessages& messages) const {
+  if (messages.direction == Direction::kReceive && messages.unprobed > 0) {
     // Each leader's message received where it belongs once its size is known to be the one
     // the root's counts give; a message of another size is received whole elsewhere and
     // reported. (A receive posted before would end in MPI_ERR_TRUNCATE, which an MPI may raise
     // through the program's error handler rather than the messages' communicator's.)
-    std::size_t waiting = messages.nodes.size();
-    std::vector<bool> probed(waiting, false);
-    while (waiting > 0) {
-      for (std::size_t i = 0; i < probed.size(); ++i) {
-        if (probed[i]) continue;
-        try {
-          if (!receive_from_leader(messages, i)) continue;
-        } catch (const std::exception&) {
-          if (!failure) failure = std::current_exception();
-        }
-        probed[i] = true;
-        --waiting;
+    for (std::size_t i = 0; i < messages.probed.size(); ++i) {
+      if (messages.probed[i]) continue;
+      try {
+        if (!receive_from_leader(messages, i)) continue;
+      } catch (const std::exception&) {
+        if (!messages.failure) messages.failure = std::current_exception();
       }
+      messages.probed[i] = true;
+      --messages.unprobed;
     }
+    if (messages.unprobed > 0) return false;
   }
   // Every message is waited for, so none stays behind; the first failure is raised after.
-  const int rc = PMPI_Waitall(static_cast<int>(messages.requests.size()), messages.requests.data(),
-                              MPI_STATUSES_IGNORE);
-  if (failure) std::rethrow_exception(failure);
-  check_mpi(rc, "PMPI_Waitall for the messages between the root and the leaders");
+  int done = 0;
+  const int rc = PMPI_Testall(static_cast<int>(messages.requests.size()), messages.requests.data(),
+                              &done, MPI_STATUSES_IGNORE);
+  if (rc == MPI_SUCCESS && done == 0) return false;
+  if (messages.failure) std::rethrow_exception(messages.failure);
+  check_mpi(rc, "PMPI_Testall for the messages between the root and the leaders");
+  return true;
+}
+
+void Spanning::complete(NodeMessages& messages) const {
+  constexpr int kSpinsBeforeYield = 64;  // for ranks that share a CPU
+  for (int spins = 0; !test_messages(messages); ++spins)
+    if (spins >= kSpinsBeforeYield) sched_yield();
 }
 
 bool Spanning::receive_from_leader(NodeMessages& messages, std::size_t i) const {
@@ -174,25 +183,54 @@ bool Spanning::receive_from_leader(NodeMessages& messages, std::size_t i) const 
   sizes_differ("the message from " + describe_node(layout_, node), sent, messages.bytes[i]);
 }
 
+void Spanning::take_node_blocks(MPI_Message& message, MPI_Status& status, void* buffer,
+                                std::uint64_t bytes, int root, MPI_Request* request) {
+  if (failure_notice(message, status))
+    throw PeerFailed("the root (rank " + std::to_string(root) + ") failed in this call");
+  const MPI_Count sent = probed_bytes(status);
+  if (static_cast<std::uint64_t>(sent) != bytes) {
+    receive_whole(message, sent, nullptr, "PMPI_Mrecv of the node's blocks from the root");
+    sizes_differ("the root's message for " + describe_node(layout_, node_), sent, bytes);
+  }
+  if (request == nullptr)
+    return receive_whole(message, sent, buffer, "PMPI_Mrecv of the node's blocks from the root");
+  // The datatype may be freed before the receive ends (MPI: it completes normally).
+  const ByteMessage whole(bytes);
+  check_mpi(PMPI_Imrecv(buffer, whole.count, whole.type, &message, request),
+            "PMPI_Imrecv of the node's blocks from the root");
+}
+
 void Spanning::receive_node_blocks(void* buffer, std::uint64_t bytes, int root) {
   MPI_Message message = MPI_MESSAGE_NULL;
   MPI_Status status;
   check_mpi(PMPI_Mprobe(root, MPI_ANY_TAG, messages_, &message, &status),
             "PMPI_Mprobe for the node's blocks from the root");
-  if (failure_notice(message, status))
-    throw PeerFailed("the root (rank " + std::to_string(root) + ") failed in this call");
-  const MPI_Count sent = probed_bytes(status);
-  const bool expected = static_cast<std::uint64_t>(sent) == bytes;
-  receive_whole(message, sent, expected ? buffer : nullptr,
-                "PMPI_Mrecv of the node's blocks from the root");
-  if (!expected)
-    sizes_differ("the root's message for " + describe_node(layout_, node_), sent, bytes);
+  take_node_blocks(message, status, buffer, bytes, root, nullptr);
+}
+
+bool Spanning::poll_node_blocks(void* buffer, std::uint64_t bytes, int root, MPI_Request* request) {
+  int arrived = 0;
+  MPI_Message message = MPI_MESSAGE_NULL;
+  MPI_Status status;
+  check_mpi(PMPI_Improbe(root, MPI_ANY_TAG, messages_, &arrived, &message, &status),
+            "PMPI_Improbe for the node's blocks from the root");
+  if (arrived == 0) return false;
+  take_node_blocks(message, status, buffer, bytes, root, request);
+  return true;
 }
 
 void Spanning::send_node_blocks(const void* blocks, std::uint64_t bytes, int root) {
   const ByteMessage message(bytes);
   check_mpi(PMPI_Send(blocks, message.count, message.type, root, kNodeMessageTag, messages_),
             "PMPI_Send of the node's blocks to the root");
+}
+
+void Spanning::start_sending_node_blocks(const void* blocks, std::uint64_t bytes, int root,
+                                         MPI_Request* request) const {
+  const ByteMessage message(bytes);  // may be freed before the send ends
+  check_mpi(
+      PMPI_Isend(blocks, message.count, message.type, root, kNodeMessageTag, messages_, request),
+      "PMPI_Isend of the node's blocks to the root");
 }
 
 void Spanning::copy_own_block(const void* from, std::uint64_t from_bytes, void* to,
@@ -216,6 +254,17 @@ void Spanning::drop_message(int peer) const {
   MPI_Status status;
   check_mpi(PMPI_Mprobe(peer, MPI_ANY_TAG, messages_, &message, &status), "PMPI_Mprobe");
   receive_whole(message, probed_bytes(status), nullptr, "PMPI_Mrecv of a message dropped");
+}
+
+bool Spanning::poll_drop_message(int peer) const {
+  int arrived = 0;
+  MPI_Message message = MPI_MESSAGE_NULL;
+  MPI_Status status;
+  check_mpi(PMPI_Improbe(peer, MPI_ANY_TAG, messages_, &arrived, &message, &status),
+            "PMPI_Improbe");
+  if (arrived == 0) return false;
+  receive_whole(message, probed_bytes(status), nullptr, "PMPI_Mrecv of a message dropped");
+  return true;
 }
 
 void Spanning::settle_rejected(Direction direction, int root) {

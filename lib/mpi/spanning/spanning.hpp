@@ -28,6 +28,8 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <exception>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -36,6 +38,7 @@
 
 #include "mpi/node_budget.hpp"
 #include "mpi/spanning/byte_types.hpp"
+#include "mpi/spanning/started.hpp"
 #include "shmcoll/shmcoll.hpp"
 
 namespace shmcoll::mpi {
@@ -119,6 +122,31 @@ class Spanning {
   void gatherv(InPlace, void* recvbuf, std::span<const Count> recvcounts,
                std::span<const Count> displs, Datatype recvtype, int root);
 
+  // The non-blocking forms (started.hpp): the same arguments and errors. Each returns the call,
+  // which runs after the calls started before it on this communicator.
+  using Started = std::shared_ptr<StartedCall>;
+  Started ibcast(void* buffer, Count count, Datatype type, int root);
+  Started iscatter(const void* sendbuf, Count sendcount, Datatype sendtype, void* recvbuf,
+                   Count recvcount, Datatype recvtype, int root);
+  Started iscatter(const void* sendbuf, Count sendcount, Datatype sendtype, InPlace, int root);
+  Started igather(const void* sendbuf, Count sendcount, Datatype sendtype, void* recvbuf,
+                  Count recvcount, Datatype recvtype, int root);
+  Started igather(InPlace, void* recvbuf, Count recvcount, Datatype recvtype, int root);
+  Started iscatterv(const void* sendbuf, std::span<const Count> sendcounts,
+                    std::span<const Count> displs, Datatype sendtype, void* recvbuf,
+                    Count recvcount, Datatype recvtype, int root);
+  Started iscatterv(const void* sendbuf, std::span<const Count> sendcounts,
+                    std::span<const Count> displs, Datatype sendtype, InPlace, int root);
+  Started igatherv(const void* sendbuf, Count sendcount, Datatype sendtype, void* recvbuf,
+                   std::span<const Count> recvcounts, std::span<const Count> displs,
+                   Datatype recvtype, int root);
+  Started igatherv(InPlace, void* recvbuf, std::span<const Count> recvcounts,
+                   std::span<const Count> displs, Datatype recvtype, int root);
+  // Until every call started on this communicator is over: before a blocking call, a rejected
+  // one (settle_rejected) and the communicator's end (leave), whose messages and team
+  // operations must follow theirs.
+  void drain() const { drain_started(*this); }
+
   // The messages between nodes of a scatter (kSend) or gather (kReceive) that this rank
   // rejected before it began: their root sends each other leader a failure notice or drains
   // its message; those leaders drain the root's message or send it a notice.
@@ -174,11 +202,19 @@ class Spanning {
     std::vector<int> nodes;
     std::vector<std::uint64_t> bytes;
     std::vector<NodeBlocks> blocks;
+    // kReceive: whether each leader's message was probed (and its receive posted), how many
+    // were not, and the first failure met (raised once every message is over).
+    std::vector<bool> probed;
+    std::size_t unprobed;
+    std::exception_ptr failure;
   };
   NodeMessages start_node_messages(Direction direction, void* buffer,
                                    const RootBlocks& blocks) const;
-  // Waits for the messages, receiving the leaders' (kReceive) as they arrive; one of another
-  // size than expected is an error that names the node.
+  // Whether every message is over, receiving the leaders' (kReceive) as they arrive, without
+  // waiting; once over, throws the first failure: a message of another size than expected is
+  // an error that names the node.
+  bool test_messages(NodeMessages& messages) const;
+  // Until the messages are over (test_messages).
   void complete(NodeMessages& messages) const;
   // The root's receive of message i, where it has arrived (false where not yet).
   bool receive_from_leader(NodeMessages& messages, std::size_t i) const;
@@ -210,6 +246,18 @@ class Spanning {
   // A leader's side of those messages: its node's blocks, `bytes` in all, in team order.
   void receive_node_blocks(void* buffer, std::uint64_t bytes, int root);
   void send_node_blocks(const void* blocks, std::uint64_t bytes, int root);
+  // The same without waiting: whether the root's message has arrived, its receive into
+  // `buffer` then started into `*request`; the send started into `*request`.
+  bool poll_node_blocks(void* buffer, std::uint64_t bytes, int root, MPI_Request* request);
+  void start_sending_node_blocks(const void* blocks, std::uint64_t bytes, int root,
+                                 MPI_Request* request) const;
+  // What a message from the root, probed, holds: the node's blocks, received into `buffer` (or
+  // started into `*request` where it is given); a failure notice or a message of another size
+  // is received whole and raised.
+  void take_node_blocks(MPI_Message& message, MPI_Status& status, void* buffer, std::uint64_t bytes,
+                        int root, MPI_Request* request);
+  // Whether the message due from `peer` has arrived, received and dropped then.
+  bool poll_drop_message(int peer) const;
   // A leader's room for its node's blocks, kept from call to call (as large as the largest
   // message yet): a fresh buffer would be cleared and faulted in on every call.
   std::span<std::byte> staging(std::uint64_t bytes) {
@@ -223,6 +271,36 @@ class Spanning {
   // of its buffers to the other, after the size check a team would make.
   static void copy_own_block(const void* from, std::uint64_t from_bytes, void* to,
                              std::uint64_t to_bytes);
+  // The steps of the started calls, as the blocking calls' parts above.
+  // The root's part of a scatter or gather: the messages started and `own_node(counts, displs)`
+  // started (the team's v-form over its own node's blocks, or a local copy), then the messages
+  // completed, also after a failure of its own node.
+  using OwnNodePart = std::function<Request(std::span<const Count>, std::span<const Count>)>;
+  void start_as_root(StartedCall& call, Direction direction, const void* buffer,
+                     const RootBlocks& blocks, OwnNodePart own_node);
+  // A leader's receive of the root's message into what `buffer()` gives (its bytes); where the
+  // call fails before the message was taken, it is dropped.
+  using Bytes = std::function<std::span<std::byte>()>;
+  void receive_step(StartedCall& call, Bytes buffer, int root);
+  // A leader's send of what `blocks()` gives (its node's blocks) to the root, or of a failure
+  // notice where the call failed.
+  void send_step(StartedCall& call, Bytes blocks, int root);
+  // The v-forms off the root's node: node_block_bytes started; `bytes` holds this rank's block
+  // and `all` the node's at the leader.
+  struct BlockBytes {
+    Count own = 0;
+    std::vector<Count> all, displs;
+  };
+  void block_bytes_step(StartedCall& call, const std::shared_ptr<BlockBytes>& bytes);
+  Started iscatter_as_root(const void* sendbuf, const RootBlocks& blocks, Datatype sendtype,
+                           void* recvbuf, Count recvcount, Datatype recvtype, bool own_in_place);
+  Started igather_as_root(const void* sendbuf, Count sendcount, Datatype sendtype, void* recvbuf,
+                          const RootBlocks& blocks, Datatype recvtype, bool own_in_place);
+  void scatter_elsewhere_steps(StartedCall& call, void* recvbuf, Count recvcount, Datatype recvtype,
+                               int root, bool v_form);
+  void gather_elsewhere_steps(StartedCall& call, const void* sendbuf, Count sendcount,
+                              Datatype sendtype, int root, bool v_form);
+
   // In place of a message due to `peer` or from it, after a failure of this rank.
   void send_failure_notice(int peer) const;
   void drop_message(int peer) const;
