@@ -142,9 +142,42 @@ void errors_return() {
   MPI_Comm_free(&comm);
 }
 
+// The calls of errors_across_nodes: the blocking form, or (`started`) the non-blocking form and
+// MPI_Wait; the code of either.
+struct Forms {
+  bool started;
+  int wait(int rc, MPI_Request& request) const {
+    return rc != MPI_SUCCESS ? rc : MPI_Wait(&request, MPI_STATUS_IGNORE);
+  }
+  int scatterv(const void* s, const int* counts, const int* displs, void* r, int rc, MPI_Comm comm)
+      const {
+    MPI_Request request = MPI_REQUEST_NULL;
+    if (!started) return MPI_Scatterv(s, counts, displs, MPI_INT, r, rc, MPI_INT, 0, comm);
+    return wait(MPI_Iscatterv(s, counts, displs, MPI_INT, r, rc, MPI_INT, 0, comm, &request),
+                request);
+  }
+  int gatherv(const void* s, int sc, void* r, const int* counts, const int* displs, MPI_Comm comm)
+      const {
+    MPI_Request request = MPI_REQUEST_NULL;
+    if (!started) return MPI_Gatherv(s, sc, MPI_INT, r, counts, displs, MPI_INT, 0, comm);
+    return wait(MPI_Igatherv(s, sc, MPI_INT, r, counts, displs, MPI_INT, 0, comm, &request),
+                request);
+  }
+  int scatter(const void* s, int sc, void* r, int rc, MPI_Comm comm) const {
+    MPI_Request request = MPI_REQUEST_NULL;
+    if (!started) return MPI_Scatter(s, sc, MPI_INT, r, rc, MPI_INT, 0, comm);
+    return wait(MPI_Iscatter(s, sc, MPI_INT, r, rc, MPI_INT, 0, comm, &request), request);
+  }
+  int gather(const void* s, int sc, void* r, int rc, MPI_Comm comm) const {
+    MPI_Request request = MPI_REQUEST_NULL;
+    if (!started) return MPI_Gather(s, sc, MPI_INT, r, rc, MPI_INT, 0, comm);
+    return wait(MPI_Igather(s, sc, MPI_INT, r, rc, MPI_INT, 0, comm, &request), request);
+  }
+};
+
 // Across nodes, errors travel with the data (spanning.hpp): ranks 0 and 2 on one node, 1 and 3
 // on the other, whose leader is rank 1.
-void errors_across_nodes() {
+void errors_across_nodes(Forms forms) {
   MPI_Comm comm;
   MPI_Comm_dup(MPI_COMM_WORLD, &comm);
   MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
@@ -158,8 +191,7 @@ void errors_across_nodes() {
   // Rank 3 takes one element less than the root sends it: node 1's leader gets a message
   // longer than its ranks' counts, and both ranks of node 1 return the error.
   const int want = counts[static_cast<std::size_t>(g_rank)] - (g_rank == 3 ? 1 : 0);
-  int rc = MPI_Scatterv(all.data(), counts.data(), displs.data(), MPI_INT, mine.data(), want,
-                        MPI_INT, 0, comm);
+  int rc = forms.scatterv(all.data(), counts.data(), displs.data(), mine.data(), want, comm);
   if (g_rank % 2 == 1) {
     check(rc != MPI_SUCCESS, "a scatterv whose root sends this node more fails on its ranks");
     char text[MPI_MAX_ERROR_STRING] = {};
@@ -175,8 +207,8 @@ void errors_across_nodes() {
   }
   // The same scatterv, right, in a new team on node 1.
   std::fill(mine.begin(), mine.end(), -1);
-  rc = MPI_Scatterv(all.data(), counts.data(), displs.data(), MPI_INT, mine.data(),
-                    counts[static_cast<std::size_t>(g_rank)], MPI_INT, 0, comm);
+  rc = forms.scatterv(all.data(), counts.data(), displs.data(), mine.data(),
+                      counts[static_cast<std::size_t>(g_rank)], comm);
   bool ok = rc == MPI_SUCCESS;
   for (int i = 0; i < counts[static_cast<std::size_t>(g_rank)]; ++i)
     ok = ok && mine[static_cast<std::size_t>(i)] == displs[static_cast<std::size_t>(g_rank)] + i;
@@ -186,16 +218,15 @@ void errors_across_nodes() {
   std::fill(all.begin(), all.end(), -1);
   const int give = counts[static_cast<std::size_t>(g_rank)] + (g_rank == 3 ? 1 : 0);
   std::vector<int> send(5, g_rank);
-  rc = MPI_Gatherv(send.data(), give, MPI_INT, all.data(), counts.data(), displs.data(), MPI_INT, 0,
-                   comm);
+  rc = forms.gatherv(send.data(), give, all.data(), counts.data(), displs.data(), comm);
   if (g_rank == 0) {
     check(rc != MPI_SUCCESS && error_class_of(rc) == MPI_ERR_TRUNCATE,
           "a gatherv whose node sends the root more fails at the root with MPI_ERR_TRUNCATE");
   } else {
     check(rc == MPI_SUCCESS, "the gatherv's senders return as usual");
   }
-  rc = MPI_Gatherv(send.data(), counts[static_cast<std::size_t>(g_rank)], MPI_INT, all.data(),
-                   counts.data(), displs.data(), MPI_INT, 0, comm);
+  rc = forms.gatherv(send.data(), counts[static_cast<std::size_t>(g_rank)], all.data(),
+                     counts.data(), displs.data(), comm);
   check(rc == MPI_SUCCESS, "gatherv after the error");
   if (g_rank == 0) {
     const std::vector<int> expected = {0, 1, 1, 2, 2, 2, 3, 3, 3, 3};
@@ -204,21 +235,35 @@ void errors_across_nodes() {
   // Calls a rank rejects before they begin: the root of a scatter (a negative count), whose
   // word reaches the other node, and rank 3 of a gather (a negative count), whose node tells
   // the root.
-  rc = MPI_Scatter(all.data(), g_rank == 0 ? -1 : 2, MPI_INT, mine.data(), 2, MPI_INT, 0, comm);
+  rc = forms.scatter(all.data(), g_rank == 0 ? -1 : 2, mine.data(), 2, comm);
   check(g_rank == 2 || rc != MPI_SUCCESS,
         "a scatter its root rejects fails on the root and on the other node");
   if (g_rank == 0) check(error_class_of(rc) == MPI_ERR_COUNT, "the root's class is MPI_ERR_COUNT");
-  rc = MPI_Gather(send.data(), g_rank == 3 ? -1 : 2, MPI_INT, all.data(), 2, MPI_INT, 0, comm);
+  rc = forms.gather(send.data(), g_rank == 3 ? -1 : 2, all.data(), 2, comm);
   check(g_rank == 2 || rc != MPI_SUCCESS,
         "a gather rank 3 rejects fails on rank 3's node and at the root");
   if (g_rank == 3) check(error_class_of(rc) == MPI_ERR_COUNT, "rank 3's class is MPI_ERR_COUNT");
   // And the communicator serves again.
-  rc = MPI_Gather(send.data(), 2, MPI_INT, all.data(), 2, MPI_INT, 0, comm);
+  rc = forms.gather(send.data(), 2, all.data(), 2, comm);
   check(rc == MPI_SUCCESS, "gather after the rejected calls");
   if (g_rank == 0) {
     const std::vector<int> expected = {0, 0, 1, 1, 2, 2, 3, 3, 3, 3};
     check(std::equal(expected.begin(), expected.begin() + 8, all.begin()),
           "gather after the rejected calls gathers the data");
+  }
+  if (forms.started) {
+    // A call started behind one that fails runs after it: node 1's team, which the first call
+    // aborted, is formed again for it.
+    MPI_Request two[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+    MPI_Iscatterv(all.data(), counts.data(), displs.data(), MPI_INT, mine.data(), want, MPI_INT, 0,
+                  comm, &two[0]);
+    int value = g_rank == 0 ? 42 : -1;
+    MPI_Ibcast(&value, 1, MPI_INT, 0, comm, &two[1]);
+    MPI_Status statuses[2];
+    rc = MPI_Waitall(2, two, statuses);
+    check(g_rank % 2 == 0 ? rc == MPI_SUCCESS : rc == MPI_ERR_IN_STATUS,
+          "a failed call and one started behind it: the failure in MPI_Waitall on node 1");
+    check(value == 42, "the call started behind a failed one delivers its data");
   }
   MPI_Comm_free(&comm);
 }
@@ -877,7 +922,9 @@ int main(int argc, char** argv) {
   else if (mode == "nonblocking-errors")
     nonblocking_errors();
   else if (mode == "errors-across-nodes")
-    errors_across_nodes();
+    errors_across_nodes(Forms{false});
+  else if (mode == "nonblocking-errors-across-nodes")
+    errors_across_nodes(Forms{true});
   else if (mode == "errors-fatal")
     errors_fatal();
   else if (mode == "dup-loop")
