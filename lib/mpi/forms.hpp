@@ -95,17 +95,22 @@ int nonblocking_form(const char* function, const C& c, MPI_Request* request, Fal
 
 template <class C, class Fallback>
 int persistent_form(const char* function, const C& c, MPI_Request* request, Fallback&& fallback) {
-  return serve(
-      function, C::kColl, c.comm, local_check(c), moves_nothing(c),
-      [&](Team& team) {
-        const int ranks = team.size();
-        return init_collective<typename C::RootBuffers, typename C::OtherBuffers>(
-            function, C::kColl, c.comm, request, team, c.root,
-            [](Team& t, auto... args) { return C::start(t, args...); },
-            [c, ranks](typename C::RootBuffers& b, auto run) { return c.root_part(b, ranks, run); },
-            [c](typename C::OtherBuffers& b, auto run) { return c.other_part(b, run); });
-      },
-      fallback, [&] { return empty_persistent(function, C::kColl, c.comm, request); });
+  auto body = [&](auto& target) {
+    const int ranks = target.size();
+    return init_collective<typename C::RootBuffers, typename C::OtherBuffers>(
+        function, C::kColl, c.comm, request, target, c.root,
+        [](auto& on, auto... args) { return C::start(on, args...); },
+        [c, ranks](typename C::RootBuffers& b, auto run) { return c.root_part(b, ranks, run); },
+        [c](typename C::OtherBuffers& b, auto run) { return c.other_part(b, run); });
+  };
+  auto empty = [&] { return empty_persistent(function, C::kColl, c.comm, request); };
+  if constexpr (C::kAcrossNodes) {
+    return serve(function, C::kColl, c.comm, local_check(c), moves_nothing(c), body, fallback,
+                 empty, AcrossNodes<decltype(body)&>{body, c.root});
+  } else {
+    return serve(function, C::kColl, c.comm, local_check(c), moves_nothing(c), body, fallback,
+                 empty);
+  }
 }
 
 }  // namespace shmcoll::mpi

@@ -39,6 +39,7 @@ bool used_by_a_request(MPI_Comm comm) {
 class EmptyCall final : public PersistentCall {
  public:
   int start(Team&) override { return MPI_SUCCESS; }
+  int start(Spanning&) override { return MPI_SUCCESS; }
   int finish(MPI_Comm) override { return MPI_SUCCESS; }
 };
 
@@ -75,6 +76,11 @@ int start_persistent(PersistentCall& call) {
     stats().served_persistent++;
     return MPI_SUCCESS;
   };
+  // On the node's team, or across nodes (started.hpp).
+  auto body = [&](auto& target) {
+    if (const int rc = call.start(target); rc != MPI_SUCCESS) return rc;
+    return activated(false);
+  };
   return serve(
       call.start_function.c_str(), entry.coll, entry.comm,
       [&](int rank, int, LocalError& error) {
@@ -85,13 +91,9 @@ int start_persistent(PersistentCall& call) {
                                         ": the request is active (started, not yet completed)"});
         return false;
       },
-      [&](int) { return call.moves_nothing; },
-      [&](Team& team) {
-        if (const int rc = call.start(team); rc != MPI_SUCCESS) return rc;
-        return activated(false);
-      },
+      [&](int) { return call.moves_nothing; }, body,
       [&] { return refuse_start(call, "the communicator is no longer served by shmcoll"); },
-      [&] { return activated(true); });
+      [&] { return activated(true); }, AcrossNodes<decltype(body)&>{body, call.root});
 }
 
 }  // namespace

@@ -10,7 +10,8 @@
 // for that operation directly, and a call that mixes it with other requests hands the MPI a
 // generalized request for that start (requests.hpp), made then, and lets the MPI complete them
 // all with its own semantics. The init decides the communicator's path and checks the
-// arguments once; each start converts the buffers and starts the team's operation.
+// arguments once; each start converts the buffers and starts the team's operation, or on a
+// communicator across nodes a started call (spanning/started.hpp).
 //
 // A persistent request outlives neither its communicator's team nor the communicator: a start
 // after MPI_Comm_free of its communicator is an error (the MPI's own requests would keep the
@@ -43,8 +44,11 @@ namespace shmcoll::mpi {
 // and the buffers), reused by every start.
 class PersistentCall : public PendingCall {
  public:
-  // Converts the buffers and starts the team's operation into `request`. Returns an MPI code.
+  // Converts the buffers and starts the operation, on the team or across nodes (started_into).
+  // Returns an MPI code.
   virtual int start(Team& team) = 0;
+  virtual int start(Spanning& spanning) = 0;
+  int root = -1;  // the call's (-1 where it moves nothing)
 
   std::string start_function;  // "MPI_Start (MPI_Bcast_init)": the failures' function
   MPI_Request identity = MPI_REQUEST_NULL;
@@ -57,7 +61,10 @@ template <class Buffers, class Prepare>
 class PersistentWith final : public PersistentCall, public Buffers {
  public:
   explicit PersistentWith(Prepare prepare) : prepare_(std::move(prepare)) {}
-  int start(Team& team) override { return prepare_(static_cast<Buffers&>(*this), team, request); }
+  int start(Team& team) override { return prepare_(static_cast<Buffers&>(*this), team, *this); }
+  int start(Spanning& spanning) override {
+    return prepare_(static_cast<Buffers&>(*this), spanning, *this);
+  }
   int finish(MPI_Comm comm) override { return Buffers::finish(comm); }
 
  private:
@@ -70,19 +77,23 @@ int add_persistent(const char* function, Coll coll, MPI_Comm comm,
 
 // The body of a persistent collective's init: as start_collective (requests.hpp), but the parts
 // are kept, with copies of the arguments, and run at every start.
-template <class RootBuffers, class OtherBuffers, class Start, class RootPart, class OtherPart>
+template <class RootBuffers, class OtherBuffers, class Target, class Start, class RootPart,
+          class OtherPart>
 int init_collective(const char* function, Coll coll, MPI_Comm comm, MPI_Request* request,
-                    Team& team, int root, Start start, RootPart root_part, OtherPart other_part) {
+                    Target& target, int root, Start start, RootPart root_part,
+                    OtherPart other_part) {
   auto prepare = [start](auto part) {
-    return [start, part](auto& buffers, Team& t, Request& started) {
-      return part(buffers, [&](auto... args) { started = start(t, args...); });
+    return [start, part](auto& buffers, auto& on, PendingCall& pending) {
+      return part(buffers, [&](auto... args) { started_into(pending, start(on, args...)); });
     };
   };
   auto make = [&]<class Buffers>(auto part) -> std::unique_ptr<PersistentCall> {
     using Prepared = decltype(prepare(part));
-    return std::make_unique<PersistentWith<Buffers, Prepared>>(prepare(part));
+    auto call = std::make_unique<PersistentWith<Buffers, Prepared>>(prepare(part));
+    call->root = root;
+    return call;
   };
-  if (team.rank() == root)
+  if (target.rank() == root)
     return add_persistent(function, coll, comm, make.template operator()<RootBuffers>(root_part),
                           request);
   return add_persistent(function, coll, comm, make.template operator()<OtherBuffers>(other_part),

@@ -23,7 +23,6 @@
 
 #include <atomic>
 #include <memory>
-#include <type_traits>
 
 #include "mpi/plugin.hpp"
 #include "mpi/spanning/started.hpp"
@@ -39,13 +38,18 @@ class PendingCall {
   virtual ~PendingCall() = default;
   // Returns MPI_SUCCESS or the MPI's code of a failed unpacking.
   virtual int finish(MPI_Comm comm) = 0;
-  // Whether the operation is over on this rank, advancing it without waiting; throws its error.
-  // Called under the table's lock: calls no MPI function.
-  virtual bool test() { return request.test(); }
+  // Whether the operation is over on this rank, advancing an operation of one node's team
+  // without waiting (a call across nodes is advanced by the passes over the started calls);
+  // throws its error. Called under the table's lock: calls no MPI function.
+  bool test() { return across_nodes ? across_nodes->test() : request.test(); }
   // Until the operation is over; throws its error.
-  virtual void wait() { request.wait(); }
-  // The operation on one node's team (a call across nodes has its own: started.hpp).
+  void wait() {
+    if (across_nodes) return across_nodes->wait();
+    request.wait();
+  }
+  // The operation: on one node's team, or across nodes (started.hpp).
   Request request;
+  std::shared_ptr<StartedCall> across_nodes;
 
   // The table's (requests.cpp). The entry of a non-blocking call lives until both: the plugin
   // completed the request (done), and the MPI released it (free_fn, which the MPI calls once
@@ -90,27 +94,12 @@ class PendingWith final : public PendingCall, public Buffers {
  public:
   int finish(MPI_Comm comm) override { return Buffers::finish(comm); }
 };
-// A pending call across nodes: its progress is the started call's (started.hpp), which the
-// passes over the started calls advance, outside the table's lock.
-template <class Buffers>
-class PendingAcrossNodes final : public PendingCall, public Buffers {
- public:
-  int finish(MPI_Comm comm) override { return Buffers::finish(comm); }
-  bool test() override { return started->test(); }
-  void wait() override { started->wait(); }
-  std::shared_ptr<StartedCall> started;
-};
-// The pending call that `target` (a Team, or a Spanning across nodes) starts operations into,
-// and where the started operation goes.
-template <class Target, class Buffers>
-using PendingOn = std::conditional_t<std::is_same_v<Target, Team>, PendingWith<Buffers>,
-                                     PendingAcrossNodes<Buffers>>;
-inline Request& started_into(PendingCall& pending, Request started) {
-  return pending.request = std::move(started);
+// Where a started operation goes: the team's request, or the call across nodes.
+inline void started_into(PendingCall& pending, Request started) {
+  pending.request = std::move(started);
 }
-template <class Buffers>
-void started_into(PendingAcrossNodes<Buffers>& pending, std::shared_ptr<StartedCall> started) {
-  pending.started = std::move(started);
+inline void started_into(PendingCall& pending, std::shared_ptr<StartedCall> started) {
+  pending.across_nodes = std::move(started);
 }
 // The non-blocking form of a call: `prepare(buffers, pending)` converts the buffers and starts
 // the operation into the pending call (started_into), returning an MPI code; the pending call
@@ -137,11 +126,9 @@ int start_collective(const char* function, Coll coll, MPI_Comm comm, MPI_Request
     };
   };
   if (target.rank() == root) {
-    return start_call<PendingOn<Target, RootBuffers>>(function, coll, comm, request,
-                                                      prepare(root_part));
+    return start_call<PendingWith<RootBuffers>>(function, coll, comm, request, prepare(root_part));
   }
-  return start_call<PendingOn<Target, OtherBuffers>>(function, coll, comm, request,
-                                                     prepare(other_part));
+  return start_call<PendingWith<OtherBuffers>>(function, coll, comm, request, prepare(other_part));
 }
 // The blocking form: `prepare(buffers)` converts the buffers and runs the operation (the
 // team's blocking call), then the buffers are unpacked.

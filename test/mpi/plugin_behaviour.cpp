@@ -149,15 +149,15 @@ struct Forms {
   int wait(int rc, MPI_Request& request) const {
     return rc != MPI_SUCCESS ? rc : MPI_Wait(&request, MPI_STATUS_IGNORE);
   }
-  int scatterv(const void* s, const int* counts, const int* displs, void* r, int rc, MPI_Comm comm)
-      const {
+  int scatterv(const void* s, const int* counts, const int* displs, void* r, int rc,
+               MPI_Comm comm) const {
     MPI_Request request = MPI_REQUEST_NULL;
     if (!started) return MPI_Scatterv(s, counts, displs, MPI_INT, r, rc, MPI_INT, 0, comm);
     return wait(MPI_Iscatterv(s, counts, displs, MPI_INT, r, rc, MPI_INT, 0, comm, &request),
                 request);
   }
-  int gatherv(const void* s, int sc, void* r, const int* counts, const int* displs, MPI_Comm comm)
-      const {
+  int gatherv(const void* s, int sc, void* r, const int* counts, const int* displs,
+              MPI_Comm comm) const {
     MPI_Request request = MPI_REQUEST_NULL;
     if (!started) return MPI_Gatherv(s, sc, MPI_INT, r, counts, displs, MPI_INT, 0, comm);
     return wait(MPI_Igatherv(s, sc, MPI_INT, r, counts, displs, MPI_INT, 0, comm, &request),

@@ -524,25 +524,20 @@ void check_large_count_forms(CountsByForm by_form) {
 #endif
 }
 
-// The non-blocking and (but `across_nodes`) persistent forms, where the MPI has them, each call
-// counted as served in its form.
-void check_started_forms(MPI_Comm split, MPI_Comm reversed, CountsByForm by_form,
-                         bool across_nodes) {
+// The non-blocking and persistent forms, where the MPI has them, each call counted as served
+// in its form.
+void check_started_forms(MPI_Comm split, MPI_Comm reversed, CountsByForm by_form) {
   unsigned long long before[3] = {};
   if (by_form != nullptr) by_form(&before[0], &before[1], &before[2]);
   check_comm(MPI_COMM_WORLD, "world, non-blocking", 6000, Form::kNonblocking);
   check_comm(split, "split odd/even, non-blocking", 7000, Form::kNonblocking);
-  if (across_nodes) check_comm(reversed, "reversed, non-blocking", 7500, Form::kNonblocking);
 #if MPI_VERSION >= 4 || defined(OMPI_HAVE_MPI_EXT_PCOLLREQ)
-  if (!across_nodes) {
-    check_comm(MPI_COMM_WORLD, "world, persistent", 8000, Form::kPersistent);
-    check_comm(reversed, "reversed, persistent", 9000, Form::kPersistent);
-  }
+  check_comm(MPI_COMM_WORLD, "world, persistent", 8000, Form::kPersistent);
+  check_comm(reversed, "reversed, persistent", 9000, Form::kPersistent);
 #endif
 #if MPI_VERSION >= 4
   check_comm(split, "split odd/even, large-count non-blocking", 11000, Form::kLargeNonblocking);
-  if (!across_nodes)
-    check_comm(MPI_COMM_WORLD, "world, large-count persistent", 12000, Form::kLargePersistent);
+  check_comm(MPI_COMM_WORLD, "world, large-count persistent", 12000, Form::kLargePersistent);
 #endif
   if (by_form != nullptr) {
     unsigned long long after[3] = {};
@@ -564,9 +559,6 @@ void check_started_forms(MPI_Comm split, MPI_Comm reversed, CountsByForm by_form
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
-  // "across-nodes": run with SHMCOLL_MPI_FAKE_NODES, where the persistent forms are not served
-  // across nodes so far.
-  const bool across_nodes = argc > 1 && std::strcmp(argv[1], "across-nodes") == 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
   int size = 0;
   MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -588,7 +580,7 @@ int main(int argc, char** argv) {
   auto by_form = reinterpret_cast<CountsByForm>(dlsym(RTLD_DEFAULT, "shmcoll_mpi_stats_by_form"));
   unsigned long long fallback = 0;
   check_large_count_forms(by_form);
-  check_started_forms(split, reversed, by_form, across_nodes);
+  check_started_forms(split, reversed, by_form);
   for (MPI_Comm* c : {&dup, &split, &reversed, &sub}) {
     if (*c != MPI_COMM_NULL) MPI_Comm_free(c);
   }
