@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # The non-blocking (or persistent) forms through the plugin against the blocking ones and the
-# MPI's own, on one mpi-bench binary: per round, at np=2, the plugin's blocking calls, its
+# MPI's own, on one mpi-bench binary: per round, at NP ranks (2), the plugin's blocking calls, its
 # non-blocking calls (each MPI_I* followed by MPI_Wait, --nonblocking; with FORM=persistent each
 # MPI_Start of a persistent request followed by MPI_Wait, --persistent), and the MPI's own of
 # both with a preload that does nothing (an equal-length path beside the plugin), in the
 # opposite order every other round. Prints, per collective and size, each variant's median over
 # the rounds and the medians of the rounds' own ratios: the form / blocking through the plugin,
 # and plugin / MPI for the form.
+# RANK_ENV (NAME=VALUE ...) is set in every rank of every run, e.g.
+# RANK_ENV=SHMCOLL_MPI_FAKE_NODES=2 for a communicator across nodes.
 # usage: [MPI=openmpi|mpich] [FORM=nonblocking|persistent] [COLLS=bcast,scatter,gather]
-#        [SIZES="8 1048576"] bench/compare_nonblocking.sh [BUILD_DIR] [ROUNDS]
+#        [SIZES="8 1048576"] [NP=2] [RANK_ENV=...] bench/compare_nonblocking.sh [BUILD_DIR] [ROUNDS]
 set -euo pipefail
 build=${1:-build}
 rounds=${2:-4}
@@ -16,6 +18,7 @@ mpi=${MPI:-openmpi}
 form=${FORM:-nonblocking}
 colls=${COLLS:-bcast,scatter,gather}
 sizes=${SIZES:-8 1048576}
+np=${NP:-2}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 plugin=$(realpath "$build/lib/libshmcoll_mpi_$mpi.so")
@@ -27,11 +30,19 @@ run() {
   local name=$1 preload=$2
   shift 2
   local bench=("$build/bench/mpi-bench-$mpi" --coll "$colls" --min-bytes "$min" --max-bytes "$max")
+  local setting env=()
+  for setting in LD_PRELOAD="$preload" ${RANK_ENV:-}; do
+    if [ "$mpi" = openmpi ]; then
+      env+=(-x "$setting")
+    else
+      env+=(-env "${setting%%=*}" "${setting#*=}")
+    fi
+  done
   if [ "$mpi" = openmpi ]; then
-    mpirun.openmpi --allow-run-as-root --oversubscribe --bind-to core:overload-allowed -np 2 \
-      -x LD_PRELOAD="$preload" "${bench[@]}" "$@"
+    mpirun.openmpi --allow-run-as-root --oversubscribe --bind-to core:overload-allowed -np "$np" \
+      "${env[@]}" "${bench[@]}" "$@"
   else
-    mpiexec.mpich -bind-to core -n 2 -env LD_PRELOAD "$preload" "${bench[@]}" "$@"
+    mpiexec.mpich -bind-to core -n "$np" "${env[@]}" "${bench[@]}" "$@"
   fi 2>/dev/null | awk -F, -v name="$name" -v sizes=" $sizes " \
     'NR > 1 && index(sizes, " " $4 " ") {print name "," $2 "," $4 "," $6}'
 }

@@ -20,6 +20,11 @@
 //                     the root; a scatter its root rejects and a gather another node's rank
 //                     rejects fail on the nodes concerned; nobody waits, and the communicator
 //                     works again afterwards
+//   nonblocking-errors-across-nodes  the same through the non-blocking forms and MPI_Wait, and a
+//                     broadcast started behind a failing scatterv delivers its data
+//   large-bcast       broadcasts large enough to be cut into segments across nodes, from every
+//                     root, blocking and non-blocking, of a size no segment divides, and with a
+//                     strided datatype at the root
 //   errors-fatal      MPI_ERRORS_ARE_FATAL (the default): a root mismatch aborts with a message
 //   dup-loop N        N cycles of MPI_Comm_dup / MPI_Bcast / MPI_Comm_free leak no memory, no file
 //                     descriptors and no /dev/shm files (numbers printed by rank 0)
@@ -266,6 +271,50 @@ void errors_across_nodes(Forms forms) {
     check(value == 42, "the call started behind a failed one delivers its data");
   }
   MPI_Comm_free(&comm);
+}
+
+// Broadcasts that a communicator across nodes cuts into segments (spanning/bcast.cpp).
+void large_bcast() {
+  const int bytes = (3 << 20) + 7;  // past two segments, and no whole number of them
+  std::vector<unsigned char> data(static_cast<std::size_t>(bytes));
+  auto expected = [](int i, int root, int form) {
+    return static_cast<unsigned char>((i * 7 + root * 3 + form) & 0xff);
+  };
+  for (int root = 0; root < g_size; ++root) {
+    for (int form = 0; form < 2; ++form) {
+      for (int i = 0; i < bytes; ++i)
+        data[static_cast<std::size_t>(i)] = g_rank == root ? expected(i, root, form) : 0;
+      if (form == 0) {
+        MPI_Bcast(data.data(), bytes, MPI_BYTE, root, MPI_COMM_WORLD);
+      } else {
+        MPI_Request request = MPI_REQUEST_NULL;
+        MPI_Ibcast(data.data(), bytes, MPI_BYTE, root, MPI_COMM_WORLD, &request);
+        MPI_Wait(&request, MPI_STATUS_IGNORE);
+      }
+      bool ok = true;
+      for (int i = 0; i < bytes && ok; ++i)
+        ok = data[static_cast<std::size_t>(i)] == expected(i, root, form);
+      check(ok, std::string(form == 0 ? "MPI_Bcast" : "MPI_Ibcast") + " of " +
+                    std::to_string(bytes) + " bytes from rank " + std::to_string(root));
+    }
+  }
+  // The root's elements differ from the others': every other int of its buffer.
+  const int ints = 400000;
+  const int root = g_size - 1;
+  std::vector<int> values(static_cast<std::size_t>(g_rank == root ? 2 * ints : ints), -1);
+  if (g_rank == root) {
+    MPI_Datatype strided;
+    MPI_Type_vector(ints, 1, 2, MPI_INT, &strided);
+    MPI_Type_commit(&strided);
+    for (int i = 0; i < ints; ++i) values[2 * static_cast<std::size_t>(i)] = i;
+    MPI_Bcast(values.data(), 1, strided, root, MPI_COMM_WORLD);
+    MPI_Type_free(&strided);
+  } else {
+    MPI_Bcast(values.data(), ints, MPI_INT, root, MPI_COMM_WORLD);
+    bool ok = true;
+    for (int i = 0; i < ints && ok; ++i) ok = values[static_cast<std::size_t>(i)] == i;
+    check(ok, "a broadcast whose root sends a strided datatype");
+  }
 }
 
 // Non-blocking collectives beyond the data (plugin_check checks that): progress while the
@@ -925,6 +974,8 @@ int main(int argc, char** argv) {
     errors_across_nodes(Forms{false});
   else if (mode == "nonblocking-errors-across-nodes")
     errors_across_nodes(Forms{true});
+  else if (mode == "large-bcast")
+    large_bcast();
   else if (mode == "errors-fatal")
     errors_fatal();
   else if (mode == "dup-loop")
