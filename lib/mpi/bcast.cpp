@@ -32,7 +32,6 @@ struct Bcast {
     return MPI_SUCCESS;
   }
   // On one node's team, or across nodes (spanning/spanning.hpp).
-  static constexpr bool kAcrossNodes = true;
   static void run(auto& target, auto... args) { target.bcast(args...); }
   static auto start(auto& target, auto... args) { return target.ibcast(args...); }
 };

@@ -247,15 +247,13 @@ int Call::reject(const ArgumentError& error, int root) {
   if (state_->team) {
     state_->team->abort(Status::kInvalidArgument, message, cause_of_class(error.mpi_class));
   }
-  // A call not served across nodes leaves the nodes' teams alone: the other ranks run it
-  // through PMPI.
-  if (state_->spanning && root >= 0) {
+  if (state_->spanning) {
     across_nodes_ = true;
     // The calls started before this one end first: their messages and team operations come
     // before its own.
     state_->spanning->drain();
     state_->spanning->abort(Status::kInvalidArgument, message, cause_of_class(error.mpi_class));
-    if (root < state_->spanning->size()) {
+    if (root >= 0 && root < state_->spanning->size()) {
       const bool to_leaders = coll_ == Coll::kScatter || coll_ == Coll::kScatterv;
       const bool from_leaders = coll_ == Coll::kGather || coll_ == Coll::kGatherv;
       if (to_leaders || from_leaders) {
@@ -294,13 +292,6 @@ void Call::serve_across_nodes() {
   across_nodes_ = true;
   if (config().verbose) log_once("served by shmcoll");
   stats().served++;
-}
-
-void Call::fall_back_across_nodes() {
-  log_once(
-      "falls back to PMPI: across nodes, shmcoll serves the blocking and non-blocking collectives "
-      "so far");
-  stats().fallback++;
 }
 
 void Call::log_once(std::string_view reason) {

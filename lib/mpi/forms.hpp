@@ -10,10 +10,9 @@
 //   bool moves_nothing(int rank) const                   (serve.hpp)
 //   int root_part(RootBuffers&, int ranks, Run&&) const  converts the buffers, calls run(...)
 //   int other_part(OtherBuffers&, Run&&) const           with the team call's arguments
-//   static constexpr bool kAcrossNodes;                  whether run and start take a Spanning
-//   static void run(target, args...)                     Team::bcast and the others (or Spanning's)
-//   static auto start(target, args...)                   Team::ibcast and the others (or
-//   Spanning's)
+//   static void run(target, args...)                     Team::bcast and the others
+//   static auto start(target, args...)                   Team::ibcast and the others
+// where the target is the node's Team, or the Spanning of a communicator across nodes.
 // Each form takes the entry point's name and its PMPI fallback.
 #pragma once
 
@@ -66,12 +65,9 @@ int blocking_form(const char* function, const C& c, Fallback&& fallback) {
       return c.other_part(b, [&](auto... args) { C::run(target, args...); });
     });
   };
-  if constexpr (C::kAcrossNodes) {
-    return serve(function, C::kColl, c.comm, local_check(c), moves_nothing(c), body, fallback,
-                 Succeed{}, AcrossNodes<decltype(body)&>{body, c.root});
-  } else {
-    return serve(function, C::kColl, c.comm, local_check(c), moves_nothing(c), body, fallback);
-  }
+  return serve(
+      function, C::kColl, c.comm, local_check(c), moves_nothing(c), body, fallback,
+      [] { return MPI_SUCCESS; }, c.root);
 }
 
 template <class C, class Fallback>
@@ -83,14 +79,9 @@ int nonblocking_form(const char* function, const C& c, MPI_Request* request, Fal
         [&](typename C::RootBuffers& b, auto run) { return c.root_part(b, target.size(), run); },
         [&](typename C::OtherBuffers& b, auto run) { return c.other_part(b, run); });
   };
-  auto completed = [&] { return completed_request(request); };
-  if constexpr (C::kAcrossNodes) {
-    return serve(function, C::kColl, c.comm, local_check(c), moves_nothing(c), body, fallback,
-                 completed, AcrossNodes<decltype(body)&>{body, c.root});
-  } else {
-    return serve(function, C::kColl, c.comm, local_check(c), moves_nothing(c), body, fallback,
-                 completed);
-  }
+  return serve(
+      function, C::kColl, c.comm, local_check(c), moves_nothing(c), body, fallback,
+      [&] { return completed_request(request); }, c.root);
 }
 
 template <class C, class Fallback>
@@ -103,14 +94,9 @@ int persistent_form(const char* function, const C& c, MPI_Request* request, Fall
         [c, ranks](typename C::RootBuffers& b, auto run) { return c.root_part(b, ranks, run); },
         [c](typename C::OtherBuffers& b, auto run) { return c.other_part(b, run); });
   };
-  auto empty = [&] { return empty_persistent(function, C::kColl, c.comm, request); };
-  if constexpr (C::kAcrossNodes) {
-    return serve(function, C::kColl, c.comm, local_check(c), moves_nothing(c), body, fallback,
-                 empty, AcrossNodes<decltype(body)&>{body, c.root});
-  } else {
-    return serve(function, C::kColl, c.comm, local_check(c), moves_nothing(c), body, fallback,
-                 empty);
-  }
+  return serve(
+      function, C::kColl, c.comm, local_check(c), moves_nothing(c), body, fallback,
+      [&] { return empty_persistent(function, C::kColl, c.comm, request); }, c.root);
 }
 
 }  // namespace shmcoll::mpi

@@ -44,7 +44,6 @@ struct Gather : RootedArgs {
     return MPI_SUCCESS;
   }
   // On one node's team, or across nodes (spanning/spanning.hpp).
-  static constexpr bool kAcrossNodes = true;
   static void run(auto& target, auto... args) { target.gather(args...); }
   static auto start(auto& target, auto... args) { return target.igather(args...); }
 };

@@ -51,7 +51,6 @@ struct Gatherv {
     return MPI_SUCCESS;
   }
   // On one node's team, or across nodes (spanning/spanning.hpp).
-  static constexpr bool kAcrossNodes = true;
   static void run(auto& target, auto... args) { target.gatherv(args...); }
   static auto start(auto& target, auto... args) { return target.igatherv(args...); }
 };

@@ -93,7 +93,7 @@ int start_persistent(PersistentCall& call) {
       },
       [&](int) { return call.moves_nothing; }, body,
       [&] { return refuse_start(call, "the communicator is no longer served by shmcoll"); },
-      [&] { return activated(true); }, AcrossNodes<decltype(body)&>{body, call.root});
+      [&] { return activated(true); }, call.root);
 }
 
 }  // namespace

@@ -95,17 +95,15 @@ class Call {
   int size() const { return state_->team ? state_->team->size() : pmpi_size(); }
   // Returns a local argument error through the communicator's error handler. A team that
   // serves the communicator ends with it, so that the other ranks get the error too instead of
-  // waiting for this rank. Where the communicator spans nodes and the call would have been
-  // served across them, `root` is its root: this rank's messages between nodes are settled
+  // waiting for this rank. Where the communicator spans nodes, this rank's messages between
+  // nodes in a call with `root` (a valid one; -1 where the call has none) are settled
   // (Spanning::settle_rejected).
-  int reject(const ArgumentError& error, int root = -1);
+  int reject(const ArgumentError& error, int root);
   Team* engage();
   // After engage() gave no team: what serves the communicator where it spans nodes, else
-  // nullptr. Then serve_across_nodes() counts the call as served, or fall_back_across_nodes()
-  // as gone to PMPI (a form not served across nodes).
+  // nullptr. Then serve_across_nodes() counts the call as served.
   Spanning* spanning() const { return spanning_; }
   void serve_across_nodes();
-  void fall_back_across_nodes();
   // Counts a call that moves nothing as served and returns MPI_SUCCESS (serve.hpp).
   int skip();
   Team* team() const { return team_; }

@@ -104,11 +104,12 @@ inline void started_into(PendingCall& pending, std::shared_ptr<StartedCall> star
 // The non-blocking form of a call: `prepare(buffers, pending)` converts the buffers and starts
 // the operation into the pending call (started_into), returning an MPI code; the pending call
 // then becomes the program's request.
-template <class Pending, class Prepare>
+template <class Buffers, class Prepare>
 int start_call(const char* function, Coll coll, MPI_Comm comm, MPI_Request* request,
                Prepare&& prepare) {
-  auto pending = std::make_unique<Pending>();
-  if (const int rc = prepare(*pending, *pending); rc != MPI_SUCCESS) return rc;
+  auto pending = std::make_unique<PendingWith<Buffers>>();
+  if (const int rc = prepare(static_cast<Buffers&>(*pending), *pending); rc != MPI_SUCCESS)
+    return rc;
   return start_request(function, coll, comm, std::move(pending), request);
 }
 // The body of a non-blocking collective: `root_part(buffers, run)` at the root and
@@ -125,10 +126,9 @@ int start_collective(const char* function, Coll coll, MPI_Comm comm, MPI_Request
       return part(buffers, [&](auto... args) { started_into(pending, start(target, args...)); });
     };
   };
-  if (target.rank() == root) {
-    return start_call<PendingWith<RootBuffers>>(function, coll, comm, request, prepare(root_part));
-  }
-  return start_call<PendingWith<OtherBuffers>>(function, coll, comm, request, prepare(other_part));
+  if (target.rank() == root)
+    return start_call<RootBuffers>(function, coll, comm, request, prepare(root_part));
+  return start_call<OtherBuffers>(function, coll, comm, request, prepare(other_part));
 }
 // The blocking form: `prepare(buffers)` converts the buffers and runs the operation (the
 // team's blocking call), then the buffers are unpacked.

@@ -43,7 +43,6 @@ struct Scatter : RootedArgs {
     return MPI_SUCCESS;
   }
   // On one node's team, or across nodes (spanning/spanning.hpp).
-  static constexpr bool kAcrossNodes = true;
   static void run(auto& target, auto... args) { target.scatter(args...); }
   static auto start(auto& target, auto... args) { return target.iscatter(args...); }
 };

@@ -50,7 +50,6 @@ struct Scatterv {
     return MPI_SUCCESS;
   }
   // On one node's team, or across nodes (spanning/spanning.hpp).
-  static constexpr bool kAcrossNodes = true;
   static void run(auto& target, auto... args) { target.scatterv(args...); }
   static auto start(auto& target, auto... args) { return target.iscatterv(args...); }
 };

@@ -15,21 +15,12 @@ namespace shmcoll::mpi {
 // `check(rank, size, error)` says whether the rank's own arguments pass, and otherwise fills
 // `error` (local_checks.hpp); it runs before anything collective. `moves_nothing(rank)` says
 // whether the call, as this rank's arguments describe it, moves no byte on any rank (see
-// moves_nothing below); such a call returns at once. `body(team)` returns MPI_SUCCESS or the code
-// of a local MPI failure (which then ends the team for the other ranks too); `fallback()` calls
-// PMPI; `skipped()` is what a call that moves nothing returns (a non-blocking one: a request
-// complete at once). `across_nodes.body(spanning)` is the body on a communicator that spans
-// nodes (spanning/spanning.hpp); where a form has none (NotAcrossNodes), such calls go to PMPI.
-struct Succeed {
-  int operator()() const { return MPI_SUCCESS; }
-};
-struct NotAcrossNodes {};
-// A form served across nodes: its body there, and the call's root.
-template <class Body>
-struct AcrossNodes {
-  Body body;
-  int root;
-};
+// moves_nothing below); such a call returns at once. `body(target)` runs the call on the node's
+// Team, or on the Spanning of a communicator that spans nodes (spanning/spanning.hpp), and
+// returns MPI_SUCCESS or the code of a local MPI failure (which then ends the team for the other
+// ranks too); `fallback()` calls PMPI; `skipped()` is what a call that moves nothing returns (a
+// non-blocking one: a request complete at once). `root` is the call's (-1 where it has none),
+// whose messages between nodes a rejected call settles (Call::reject).
 
 // The body's result on `target` (a Team or a Spanning), its failures turned into MPI codes.
 template <class Target, class Body>
@@ -55,22 +46,16 @@ int run_body(const char* function, Call& call, Target& target, Body&& body) {
   }
 }
 
-template <class Check, class Empty, class Body, class Fallback, class Skipped = Succeed,
-          class Across = NotAcrossNodes>
+template <class Check, class Empty, class Body, class Fallback, class Skipped>
 int serve(const char* function, Coll coll, MPI_Comm comm, Check&& check, Empty&& moves_nothing,
-          Body&& body, Fallback&& fallback, Skipped&& skipped = Succeed{},
-          Across&& across_nodes = NotAcrossNodes{}) {
-  constexpr bool kServedAcrossNodes = !std::is_same_v<std::decay_t<Across>, NotAcrossNodes>;
+          Body&& body, Fallback&& fallback, Skipped&& skipped, int root) {
   try {
     Call call(function, coll, comm);
     if (call.to_pmpi()) return fallback();
     const int rank = call.rank();
     LocalError problem;
     if (!check(rank, call.size(), problem)) [[unlikely]] {
-      if (problem) {
-        if constexpr (kServedAcrossNodes) return call.reject(*problem, across_nodes.root);
-        return call.reject(*problem);
-      }
+      if (problem) return call.reject(*problem, root);
     }
     if (moves_nothing(rank)) [[unlikely]] {
       call.skip();
@@ -80,13 +65,8 @@ int serve(const char* function, Coll coll, MPI_Comm comm, Check&& check, Empty&&
       return run_body(function, call, *team, body);
     Spanning* spanning = call.spanning();
     if (spanning == nullptr) return fallback();
-    if constexpr (!kServedAcrossNodes) {
-      call.fall_back_across_nodes();
-      return fallback();
-    } else {
-      call.serve_across_nodes();
-      return run_body(function, call, *spanning, across_nodes.body);
-    }
+    call.serve_across_nodes();
+    return run_body(function, call, *spanning, body);
   } catch (...) {
     return MPI_ERR_INTERN;
   }
