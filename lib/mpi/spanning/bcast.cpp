@@ -25,10 +25,12 @@ constexpr double kBytesPerSecond = 10e9;
 constexpr std::uint64_t kMinSegment = std::uint64_t{256} << 10;
 
 // The bytes of each segment of a broadcast of `bytes` (all of them where it is not worth
-// cutting): the same on every rank, whatever its datatype, as the total is. A whole number of
-// pages, so that segments start aligned where the buffer does.
-std::uint64_t segment_bytes(std::uint64_t bytes) {
+// cutting, or where no node has a second rank: then there is one level only): the same on
+// every rank, whatever its datatype, as the total and the layout are. A whole number of pages,
+// so that segments start aligned where the buffer does.
+std::uint64_t segment_bytes(std::uint64_t bytes, bool one_rank_per_node) {
   constexpr std::uint64_t kPage = 4096;
+  if (one_rank_per_node) return bytes;
   const double best =
       std::max(static_cast<double>(kMinSegment),
                std::sqrt(static_cast<double>(bytes) * kStepSeconds * kBytesPerSecond));
@@ -40,7 +42,8 @@ std::uint64_t segment_bytes(std::uint64_t bytes) {
 
 void Spanning::bcast(void* buffer, Count count, Datatype type, int root) {
   const std::uint64_t bytes = static_cast<std::uint64_t>(count) * type.size;
-  if (segment_bytes(bytes) < bytes) return ibcast(buffer, count, type, root)->wait();
+  if (segment_bytes(bytes, one_rank_per_node()) < bytes)
+    return ibcast(buffer, count, type, root)->wait();
   const int root_node = layout_.node_of[static_cast<std::size_t>(root)];
   const int root_local = layout_.local_of[static_cast<std::size_t>(root)];
   const bool in_root_node = node_ == root_node;
@@ -60,7 +63,7 @@ Spanning::Started Spanning::ibcast(void* buffer, Count count, Datatype type, int
   const int root_local = layout_.local_of[static_cast<std::size_t>(root)];
   const bool in_root_node = node_ == root_node;
   const std::uint64_t bytes = static_cast<std::uint64_t>(count) * type.size;
-  const std::uint64_t per = segment_bytes(bytes);
+  const std::uint64_t per = segment_bytes(bytes, one_rank_per_node());
   const Count segments = per < bytes ? static_cast<Count>((bytes + per - 1) / per) : 1;
   // Segment k: where it starts, and its bytes.
   auto start_of = [buffer, per](Count k) {

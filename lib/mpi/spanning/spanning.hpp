@@ -267,6 +267,8 @@ class Spanning {
   // Whether this rank is its node's only one: its team's operations would move nothing
   // between ranks, and run as local copies or not at all.
   bool alone() const { return layout_.ranks_of(node_).size() == 1; }
+  // Whether every node has one rank: the calls have one level, between the nodes.
+  bool one_rank_per_node() const { return layout_.nodes() == size(); }
   // The root's own block of a scatter or gather where it is alone on its node: copied from one
   // of its buffers to the other, after the size check a team would make.
   static void copy_own_block(const void* from, std::uint64_t from_bytes, void* to,
