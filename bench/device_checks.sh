@@ -8,6 +8,8 @@
 #      are 16 cores, 1 B-64 KiB, the five collectives, Open MPI alone and through its plugin;
 #      then the v-forms with counts that differ from rank to rank (mpi-bench --uneven), and
 #      1 B-4 KiB under deferred checks;
+#      then 8 ranks on 2 fake nodes, broadcasts of 1-16 MiB cut into segments across nodes
+#      against uncut (SHMCOLL_MPI_BCAST_SEGMENTS, whose default this decides);
 #   2. 4 and 8 ranks on 2 of the cores (taskset), 1 B-64 KiB, the five collectives;
 #   3. the NUMA node matrix and the placement sweep (shmcoll-bench --numa-matrix,
 #      --placements), with their records and plots;
@@ -59,6 +61,10 @@ if [ "$cores" -ge 8 ]; then
   # the variable; Open MPI alone ignores it).
   step per-core-deferred 70 env SHMCOLL_CHECKS=deferred NPS="$nps" MPIS=openmpi \
     BENCH_ARGS="--max-bytes 4K" "$here/compare_mpi.sh" "$build" "$out/per-core-deferred" 1
+  # The pipeline across nodes where its two levels have cores of their own (A: uncut, B: cut).
+  step bcast-segments 60 env NPS=8 MPI=openmpi COLLS=bcast MIN_BYTES=1M MAX_BYTES=16M \
+    ENV_A="SHMCOLL_MPI_FAKE_NODES=2" ENV_B="SHMCOLL_MPI_FAKE_NODES=2 SHMCOLL_MPI_BCAST_SEGMENTS=1" \
+    "$here/compare_builds.sh" "$build" "$build" "$out/bcast-segments" 2
 else
   echo "per-core: skipped, $cores CPUs" >> "$out/steps.txt"
 fi

@@ -125,6 +125,7 @@ const PluginConfig& load_config() {
     p.budget_bytes = bytes(kBudget, p.problems);
     if (const char* scope = std::getenv(kBudgetScope.name)) p.budget_scope = scope;
     count(kFakeNodes, p.problems);  // used at MPI_Init (fake_nodes_at_init): checked here
+    p.bcast_segments = flag(kBcastSegments, p.problems);
     p.options = Options::from_env(p.problems);
     for (std::string& unknown : unknown_variables(parameter_names()))
       p.problems.push_back(std::move(unknown));

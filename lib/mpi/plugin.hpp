@@ -38,6 +38,7 @@ struct PluginConfig {
   // processes naming the same scope share one budget.
   std::uint64_t budget_bytes = 0;
   std::string budget_scope;
+  bool bcast_segments = false;        // across nodes (spanning/bcast.cpp)
   Options options;                    // for every team the plugin forms
   std::vector<std::string> problems;  // one line per rejected setting
 };

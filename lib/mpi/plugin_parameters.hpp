@@ -39,6 +39,10 @@ inline constexpr PluginParameter kFakeNodes{
     "SHMCOLL_MPI_FAKE_NODES", "0",
     "K > 1: a device for tests and benchmarks, read at MPI_Init: each machine counts as K "
     "nodes, rank r of MPI_COMM_WORLD on node r mod K, so that communicators span nodes"};
+inline constexpr PluginParameter kBcastSegments{
+    "SHMCOLL_MPI_BCAST_SEGMENTS", "0",
+    "1: across nodes, broadcasts from 512 KiB are cut into segments that flow through the two "
+    "levels as a pipeline (docs/scaling.md); the same on every rank"};
 
 // Every one of them, in the order they are listed.
 inline constexpr const PluginParameter* kPluginParameters[] = {
@@ -52,6 +56,7 @@ inline constexpr const PluginParameter* kPluginParameters[] = {
     &kBudget,
     &kBudgetScope,
     &kFakeNodes,
+    &kBcastSegments,
 };
 
 // Their names (for unknown_variables, shmcoll/options.hpp).

@@ -1,11 +1,14 @@
 // Broadcast across nodes: the root's node first where the root does not lead it (its leader
 // needs the data), then the leaders through the MPI, then every other node from its leader.
-// A large broadcast is cut into segments that flow through the levels as a pipeline: while a
-// leader passes segment k on to the next level, it receives segment k + 1 from the one before.
-// Small broadcasts run blocking; large ones and the started ones as steps (started.hpp).
+// With SHMCOLL_MPI_BCAST_SEGMENTS=1 a large broadcast is cut into segments that flow through the
+// levels as a pipeline: while a leader passes segment k on to the next level, it receives
+// segment k + 1 from the one before. That pays where the two levels run at once, a network
+// beside a node's memory; where they share the CPUs it costs (docs/performance.md), hence off by
+// default. A blocking broadcast that is cut runs the started one's steps (started.hpp).
 #include <algorithm>
 #include <cmath>
 
+#include "mpi/plugin.hpp"
 #include "mpi/spanning/byte_types.hpp"
 #include "mpi/spanning/spanning.hpp"
 
@@ -25,12 +28,12 @@ constexpr double kBytesPerSecond = 10e9;
 constexpr std::uint64_t kMinSegment = std::uint64_t{256} << 10;
 
 // The bytes of each segment of a broadcast of `bytes` (all of them where it is not worth
-// cutting, or where no node has a second rank: then there is one level only): the same on
+// cutting, or not asked for, or where no node has a second rank: one level only): the same on
 // every rank, whatever its datatype, as the total and the layout are. A whole number of pages,
 // so that segments start aligned where the buffer does.
 std::uint64_t segment_bytes(std::uint64_t bytes, bool one_rank_per_node) {
   constexpr std::uint64_t kPage = 4096;
-  if (one_rank_per_node) return bytes;
+  if (!config().bcast_segments || one_rank_per_node) return bytes;
   const double best =
       std::max(static_cast<double>(kMinSegment),
                std::sqrt(static_cast<double>(bytes) * kStepSeconds * kBytesPerSecond));
