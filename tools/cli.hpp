@@ -3,11 +3,13 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
 #include <string>
+#include <thread>
 #include <utility>
 
 #include "shmcoll/bootstrap.hpp"
@@ -22,10 +24,15 @@ inline bool speaks_for_the_job() {
   return rank == nullptr || std::string(rank) == "0";
 }
 
-// Ends the program with status 2: "<program>: <what> (see --help)".
+// Ends the program with status 2: "<program>: <what> (see --help)". The other ranks of a job,
+// which find the same error, first give rank 0 the time to say it: shmcoll-run stops the whole
+// job when the first rank exits.
 [[noreturn]] inline void usage_error(const CLI::App& app, const std::string& what) {
-  if (speaks_for_the_job())
+  if (speaks_for_the_job()) {
     std::fprintf(stderr, "%s: %s (see --help)\n", app.get_name().c_str(), what.c_str());
+  } else {
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  }
   std::exit(2);
 }
 
