@@ -160,15 +160,25 @@ void Spanning::complete(NodeMessages& messages) const {
     if (spins >= kSpinsBeforeYield) sched_yield();
 }
 
-bool Spanning::receive_from_leader(NodeMessages& messages, std::size_t i) const {
+bool Spanning::probe(int peer, bool wait, MPI_Message& message, MPI_Status& status,
+                     const char* what) const {
+  message = MPI_MESSAGE_NULL;
+  if (wait) {
+    check_mpi(PMPI_Mprobe(peer, MPI_ANY_TAG, messages_, &message, &status), what);
+    return true;
+  }
   int arrived = 0;
-  MPI_Message message = MPI_MESSAGE_NULL;
+  check_mpi(PMPI_Improbe(peer, MPI_ANY_TAG, messages_, &arrived, &message, &status), what);
+  return arrived != 0;
+}
+
+bool Spanning::receive_from_leader(NodeMessages& messages, std::size_t i) const {
+  MPI_Message message;
   MPI_Status status;
   const int node = messages.nodes[i];
-  check_mpi(
-      PMPI_Improbe(layout_.leader_of(node), MPI_ANY_TAG, messages_, &arrived, &message, &status),
-      "PMPI_Improbe for a node's blocks from its leader");
-  if (arrived == 0) return false;
+  if (!probe(layout_.leader_of(node), false, message, status,
+             "PMPI_Improbe for a node's blocks from its leader"))
+    return false;
   if (failure_notice(message, status))
     throw PeerFailed(describe_node(layout_, node) + " failed in this call (its ranks report why)");
   const MPI_Count sent = probed_bytes(status);
@@ -201,20 +211,17 @@ void Spanning::take_node_blocks(MPI_Message& message, MPI_Status& status, void* 
 }
 
 void Spanning::receive_node_blocks(void* buffer, std::uint64_t bytes, int root) {
-  MPI_Message message = MPI_MESSAGE_NULL;
+  MPI_Message message;
   MPI_Status status;
-  check_mpi(PMPI_Mprobe(root, MPI_ANY_TAG, messages_, &message, &status),
-            "PMPI_Mprobe for the node's blocks from the root");
+  probe(root, true, message, status, "PMPI_Mprobe for the node's blocks from the root");
   take_node_blocks(message, status, buffer, bytes, root, nullptr);
 }
 
 bool Spanning::poll_node_blocks(void* buffer, std::uint64_t bytes, int root, MPI_Request* request) {
-  int arrived = 0;
-  MPI_Message message = MPI_MESSAGE_NULL;
+  MPI_Message message;
   MPI_Status status;
-  check_mpi(PMPI_Improbe(root, MPI_ANY_TAG, messages_, &arrived, &message, &status),
-            "PMPI_Improbe for the node's blocks from the root");
-  if (arrived == 0) return false;
+  if (!probe(root, false, message, status, "PMPI_Improbe for the node's blocks from the root"))
+    return false;
   take_node_blocks(message, status, buffer, bytes, root, request);
   return true;
 }
@@ -249,20 +256,12 @@ void Spanning::send_failure_notice(int peer) const {
             "PMPI_Send of a failure notice");
 }
 
-void Spanning::drop_message(int peer) const {
-  MPI_Message message = MPI_MESSAGE_NULL;
-  MPI_Status status;
-  check_mpi(PMPI_Mprobe(peer, MPI_ANY_TAG, messages_, &message, &status), "PMPI_Mprobe");
-  receive_whole(message, probed_bytes(status), nullptr, "PMPI_Mrecv of a message dropped");
-}
+void Spanning::drop_message(int peer) const { poll_drop_message(peer, true); }
 
-bool Spanning::poll_drop_message(int peer) const {
-  int arrived = 0;
-  MPI_Message message = MPI_MESSAGE_NULL;
+bool Spanning::poll_drop_message(int peer, bool wait) const {
+  MPI_Message message;
   MPI_Status status;
-  check_mpi(PMPI_Improbe(peer, MPI_ANY_TAG, messages_, &arrived, &message, &status),
-            "PMPI_Improbe");
-  if (arrived == 0) return false;
+  if (!probe(peer, wait, message, status, "a probe for a message to drop")) return false;
   receive_whole(message, probed_bytes(status), nullptr, "PMPI_Mrecv of a message dropped");
   return true;
 }

@@ -256,8 +256,12 @@ class Spanning {
   // is received whole and raised.
   void take_node_blocks(MPI_Message& message, MPI_Status& status, void* buffer, std::uint64_t bytes,
                         int root, MPI_Request* request);
-  // Whether the message due from `peer` has arrived, received and dropped then.
-  bool poll_drop_message(int peer) const;
+  // Whether the message due from `peer` has arrived (once it has, with `wait`), received and
+  // dropped then.
+  bool poll_drop_message(int peer, bool wait = false) const;
+  // Whether the next message from `peer` on the messages' communicator has arrived (once it
+  // has, with `wait`), matched into `message` and `status` then; `what` names a failed probe.
+  bool probe(int peer, bool wait, MPI_Message& message, MPI_Status& status, const char* what) const;
   // A leader's room for its node's blocks, kept from call to call (as large as the largest
   // message yet): a fresh buffer would be cleared and faulted in on every call.
   std::span<std::byte> staging(std::uint64_t bytes) {
