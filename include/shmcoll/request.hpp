@@ -20,7 +20,8 @@ namespace shmcoll {
 
 namespace detail {
 struct RequestState;
-}
+struct PersistentState;
+}  // namespace detail
 
 class SHMCOLL_API Request {
  public:
@@ -60,6 +61,44 @@ class SHMCOLL_API Request {
  private:
   void release();  // this handle lets go of state_ (see the destructor)
   std::shared_ptr<detail::RequestState> state_;
+};
+
+// The handle of a persistent collective (Team::bcast_init and the others), as MPI_Request is
+// for MPI_Bcast_init: made once, then started any number of times, each start completed (by
+// test() or wait()) before the next. Starting it is a collective call of its own: every rank
+// starts its request where it would call the collective, in the same order as its other
+// collectives. The operation is planned at init (which of the collective's operation classes
+// serves this rank); a start builds it from the arguments given at init, in the request's own
+// memory, and reads the send buffers and writes the receive buffers as that call would. The
+// counts and displacements arrays are copied at init. Errors are those of the non-blocking
+// call, thrown by the completion; starting a request whose last start is not complete, or
+// whose team was destroyed, throws InvalidArgument.
+class SHMCOLL_API PersistentRequest {
+ public:
+  PersistentRequest() = default;  // empty: starting it throws InvalidArgument
+  explicit PersistentRequest(std::shared_ptr<detail::PersistentState> state);
+  PersistentRequest(PersistentRequest&&) noexcept = default;
+  PersistentRequest& operator=(PersistentRequest&& other) noexcept;
+  PersistentRequest(const PersistentRequest&) = delete;
+  PersistentRequest& operator=(const PersistentRequest&) = delete;
+  // Waits for an incomplete start first, as Request's destructor does.
+  ~PersistentRequest();
+
+  void start();
+  // As Request's, for the last start (an inactive request is complete).
+  bool test() { return request_.test(); }
+  void wait() { request_.wait(); }
+  bool wait_until(std::chrono::steady_clock::time_point deadline) {
+    return request_.wait_until(deadline);
+  }
+  bool done() const { return request_.done(); }
+  // A Request that completes every start of this one (for Request::wait_all, wait_any).
+  const Request& request() const { return request_; }
+
+ private:
+  void release();
+  std::shared_ptr<detail::PersistentState> state_;
+  Request request_;  // on state_
 };
 
 }  // namespace shmcoll

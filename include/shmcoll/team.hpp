@@ -146,6 +146,33 @@ class SHMCOLL_API Team {
   Request igatherv(InPlace, void* recvbuf, std::span<const Count> recvcounts,
                    std::span<const Count> displs, Datatype recvtype, int root);
 
+  // ---- persistent forms (MPI_Bcast_init, ...): the same arguments, rules and errors ----
+  // Each makes a request that every start runs as the non-blocking call with these arguments
+  // would (see PersistentRequest in request.hpp); the buffers must stay valid until it is
+  // destroyed, and the team must outlive its starts.
+  PersistentRequest bcast_init(void* buffer, Count count, Datatype type, int root);
+  PersistentRequest scatter_init(const void* sendbuf, Count sendcount, Datatype sendtype,  // root
+                                 void* recvbuf, Count recvcount, Datatype recvtype, int root);
+  PersistentRequest scatter_init(const void* sendbuf, Count sendcount, Datatype sendtype, InPlace,
+                                 int root);
+  PersistentRequest scatterv_init(const void* sendbuf, std::span<const Count> sendcounts,  // root
+                                  std::span<const Count> displs, Datatype sendtype,        // root
+                                  void* recvbuf, Count recvcount, Datatype recvtype, int root);
+  PersistentRequest scatterv_init(const void* sendbuf, std::span<const Count> sendcounts,
+                                  std::span<const Count> displs, Datatype sendtype, InPlace,
+                                  int root);
+  PersistentRequest gather_init(const void* sendbuf, Count sendcount, Datatype sendtype,
+                                void* recvbuf, Count recvcount, Datatype recvtype,  // root only
+                                int root);
+  PersistentRequest gather_init(InPlace, void* recvbuf, Count recvcount, Datatype recvtype,
+                                int root);
+  PersistentRequest gatherv_init(const void* sendbuf, Count sendcount, Datatype sendtype,
+                                 void* recvbuf, std::span<const Count> recvcounts,  // root only
+                                 std::span<const Count> displs, Datatype recvtype,  // root only
+                                 int root);
+  PersistentRequest gatherv_init(InPlace, void* recvbuf, std::span<const Count> recvcounts,
+                                 std::span<const Count> displs, Datatype recvtype, int root);
+
   // ---- typed forms: element type and counts come from the buffers ----
   // A buffer is any contiguous range (std::span of T or const T, std::vector, std::array, a C
   // array); the send side may hold const elements, and both sides must hold the same element

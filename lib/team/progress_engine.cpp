@@ -29,6 +29,7 @@ ProgressEngine::~ProgressEngine() {
     drain();
     stop_ = true;
   }
+  alive_->store(false, std::memory_order_release);
   work_.notify_all();
   if (thread_.joinable()) thread_.join();
 }
@@ -37,12 +38,9 @@ std::unique_lock<std::mutex> ProgressEngine::lock() {
   return locked_ ? std::unique_lock<std::mutex>(mutex_) : std::unique_lock<std::mutex>();
 }
 
-std::shared_ptr<detail::RequestState> ProgressEngine::start(std::unique_ptr<CollectiveOp> op) {
-  auto state = std::make_shared<detail::RequestState>();
-  state->op = std::move(op);
+void ProgressEngine::start(const std::shared_ptr<detail::RequestState>& state) {
   if constexpr (kDebugChecks) state->send_buffers.arm(state->op->lent_ranges());
   enqueue(state);
-  return state;
 }
 
 std::shared_ptr<detail::RequestState> ProgressEngine::start_refused(Status status,
@@ -54,17 +52,57 @@ std::shared_ptr<detail::RequestState> ProgressEngine::start_refused(Status statu
   return state;
 }
 
+void ProgressEngine::adopt(detail::PersistentState& state) {
+  state.engine = this;
+  state.team_alive = alive_;
+}
+
+void ProgressEngine::restart(const std::shared_ptr<detail::PersistentState>& state) {
+  if (!state->team_alive || !state->team_alive->load(std::memory_order_acquire))
+    throw InvalidArgument("start of a persistent request whose team has ended");
+  ProgressEngine& engine = *state->engine;
+  auto guard = engine.lock();
+  if (!state->complete.load(std::memory_order_acquire)) {
+    throw InvalidArgument("rank " + std::to_string(engine.team_.rank()) +
+                          ": start of a persistent request whose last start is not complete "
+                          "(wait for it, or test it until it is, before starting it again)");
+  }
+  state->complete.store(false, std::memory_order_relaxed);
+  state->error = nullptr;
+  state->start_status = Status::kOk;
+  try {
+    state->build();
+  } catch (const Error& e) {
+    state->start_status = e.status();
+    state->start_message = e.what();
+  } catch (const std::exception& e) {
+    state->start_status = Status::kInternal;
+    state->start_message = e.what();
+  }
+  if (state->start_status != Status::kOk) {
+    state->op = nullptr;  // refused: raised in its turn
+    engine.enqueue(state);
+    return;
+  }
+  engine.start(state);
+}
+
 void ProgressEngine::enqueue(const std::shared_ptr<detail::RequestState>& state) {
   state->engine = this;
   // The ring bound: with max_outstanding_ queued, the oldest completes first.
   progress_until([&] { return queue_.size() < max_outstanding_; }, sync::kNoDeadline);
+  if (!threaded_ && queue_.empty() && state->op) {
+    advance_alone(state);
+    team_.wake_sleepers();
+    return;
+  }
   queue_.push_back(state);
   if (threaded_) {
     // The thread does the work; the caller announces its arrival (when this operation's turn
     // has come), so that peers waiting for it go on, and returns to its computation at once.
     if (queue_.size() == 1 && state->op) {
       try {
-        team_.set_current(state->op.get());
+        team_.set_current(state->op);
         state->op->arrive();
       } catch (...) {
         fail_all(std::current_exception());
@@ -100,7 +138,7 @@ bool ProgressEngine::advance(sync::WaitTarget& blocked_on) {
     try {
       // A refused start raises its error now, in its turn, as the blocking call would have.
       if (!head.op) team_.fail(head.start_status, head.start_message);
-      team_.set_current(head.op.get());
+      team_.set_current(head.op);
       if (!head.op->advance(blocked_on)) return false;
       complete_head(nullptr);
     } catch (...) {
@@ -135,15 +173,36 @@ void ProgressEngine::check_stall(const sync::WaitTarget& target) {
   }
 }
 
+void ProgressEngine::advance_alone(const std::shared_ptr<detail::RequestState>& state) {
+  sync::WaitTarget target;
+  try {
+    team_.set_current(state->op);
+    if (state->op->advance(target)) {
+      complete(*state, nullptr);
+      return;
+    }
+  } catch (...) {
+    queue_.push_back(state);
+    fail_all(std::current_exception());
+    return;
+  }
+  queue_.push_back(state);  // the head now, as advance() would leave it
+}
+
 void ProgressEngine::complete_head(std::exception_ptr error) {
   std::shared_ptr<detail::RequestState> state = std::move(queue_.front());
   queue_.pop_front();
+  complete(*state, std::move(error));
+}
+
+void ProgressEngine::complete(detail::RequestState& state, std::exception_ptr error) {
   team_.set_current(nullptr);
-  if (kDebugChecks && !error && state->op) error = check_send_buffers(*state);
-  state->op.reset();
-  state->error = std::move(error);
+  if (kDebugChecks && !error && state.op) error = check_send_buffers(state);
+  state.op = nullptr;
+  state.end_op();
+  state.error = std::move(error);
   // release: the error above is visible to whoever sees `complete` (Request::done, test).
-  state->complete.store(true, std::memory_order_release);
+  state.complete.store(true, std::memory_order_release);
 }
 
 std::exception_ptr ProgressEngine::check_send_buffers(detail::RequestState& head) {

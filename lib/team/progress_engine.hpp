@@ -18,6 +18,7 @@
 #include <exception>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 
@@ -30,9 +31,14 @@ namespace shmcoll {
 class ProgressEngine;
 
 namespace detail {
+// One started operation and what its requests see of it. A non-blocking call's operation lives
+// in its state (OpState: one allocation for both); a persistent request's state builds its
+// operation anew at every start (PersistentState).
 struct RequestState {
+  virtual ~RequestState() = default;
   ProgressEngine* engine = nullptr;
-  std::unique_ptr<CollectiveOp> op;
+  // The operation while it is queued; null once it is complete, and for a refused start.
+  CollectiveOp* op = nullptr;
   // An argument error found when the operation was started: it becomes the team's error when
   // the operation's turn comes (as the blocking call would have raised it then).
   Status start_status = Status::kOk;
@@ -40,6 +46,30 @@ struct RequestState {
   SendBufferGuard send_buffers;       // debug builds: what the caller must leave alone
   std::exception_ptr error;           // set before `complete`
   std::atomic<bool> complete{false};  // release/acquire: publishes `error`
+  // Ends the operation once it is complete, in its turn: its destructor may hand back what it
+  // held of the team's (the staging buffer) before the next operation starts.
+  virtual void end_op() {}
+};
+
+// The state of one operation of class Op, built in place.
+template <class Op>
+struct OpState : RequestState {
+  template <class... Args>
+  void build(Args&&... args) {
+    op = &storage.emplace(std::forward<Args>(args)...);
+  }
+  void end_op() override { storage.reset(); }
+  std::optional<Op> storage;
+};
+
+// A persistent request's: inactive (complete) until started; each start builds the operation
+// from the arguments given at init and queues the same state again.
+struct PersistentState : RequestState {
+  PersistentState() { complete.store(true, std::memory_order_relaxed); }
+  // Builds the operation (op); throws an argument's error.
+  virtual void build() = 0;
+  // False once the team's engine is gone: a start would reach a destroyed team.
+  std::shared_ptr<const std::atomic<bool>> team_alive;
 };
 }  // namespace detail
 
@@ -55,10 +85,17 @@ class ProgressEngine {
   // Held by every call into the team while a progress thread runs; a no-op lock otherwise.
   std::unique_lock<std::mutex> lock();
 
-  // Queues a started operation and advances the queue once. Caller holds lock().
-  std::shared_ptr<detail::RequestState> start(std::unique_ptr<CollectiveOp> op);
+  // Queues a started operation (state->op, built) and advances the queue once. Caller holds
+  // lock().
+  void start(const std::shared_ptr<detail::RequestState>& state);
   // Queues an operation whose arguments were refused. Caller holds lock().
   std::shared_ptr<detail::RequestState> start_refused(Status status, std::string message);
+  // Makes `state` a persistent request of this engine's team.
+  void adopt(detail::PersistentState& state);
+  // Starts a persistent request again: builds its operation (an argument error is raised in
+  // its turn, as for start_refused) and queues it. InvalidArgument if its last start is not
+  // complete, or its team has ended. Takes lock() itself.
+  static void restart(const std::shared_ptr<detail::PersistentState>& state);
   // Completes every queued operation; errors are left in their requests (and in the team).
   // Caller holds lock(). Blocking collectives call this first.
   void drain();
@@ -90,7 +127,12 @@ class ProgressEngine {
   // waiting: run at most every millisecond, timing the stall from when the target last changed.
   void check_stall(const sync::WaitTarget& target);
   void fail_all(const std::exception_ptr& error);
+  // An operation queued behind none, without a progress thread: what can be done at once is
+  // done before it is queued, and one complete by then never is.
+  void advance_alone(const std::shared_ptr<detail::RequestState>& state);
   void complete_head(std::exception_ptr error);
+  // Ends an operation, queued or not: its error, if any, and `complete`.
+  void complete(detail::RequestState& state, std::exception_ptr error);
   // Debug builds: an error if the caller touched the head's send buffers before completion.
   std::exception_ptr check_send_buffers(detail::RequestState& head);
   void thread_main();
@@ -102,6 +144,9 @@ class ProgressEngine {
   sync::WaitTarget stalled_on_{};
   std::int64_t stalled_since_ns_ = 0;
   std::int64_t last_check_ns_ = 0;
+
+  // Shared with the persistent requests (adopt), which may outlive the team.
+  std::shared_ptr<std::atomic<bool>> alive_ = std::make_shared<std::atomic<bool>>(true);
 
   const bool threaded_;
   const bool locked_;  // lock() serializes the calls: a progress thread, or concurrent callers

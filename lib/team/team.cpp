@@ -1,7 +1,8 @@
 // The public Team API. A blocking call validates, builds the collective's state machine on the
 // stack and drives it to completion, after the outstanding non-blocking ones; a non-blocking
-// call builds the same machine on the heap and hands it to the progress engine. Any error is
-// recorded team-wide before it propagates.
+// call builds the same machine on the heap, inside its request's state, and hands it to the
+// progress engine; a persistent request's (persistent.cpp) is built again at every start. Any
+// error is recorded team-wide before it propagates.
 #include "shmcoll/team.hpp"
 
 #include <cstdio>
@@ -47,16 +48,17 @@ void run_op(TeamAlgorithms& algorithms, ProgressEngine& engine, Args&&... args) 
 // Queues the operation with the progress engine; the caller holds the engine's lock.
 template <class Op, class... Args>
 Request start_locked(TeamAlgorithms& algorithms, ProgressEngine& engine, Args&&... args) {
-  std::unique_ptr<CollectiveOp> op;
+  auto state = std::make_shared<detail::OpState<Op>>();
   try {
-    op = std::make_unique<Op>(algorithms, std::forward<Args>(args)...);
+    state->build(algorithms, std::forward<Args>(args)...);
   } catch (const Error& e) {
     // Raised in the operation's turn, after the ones started before it complete.
     return Request(engine.start_refused(e.status(), e.what()));
   } catch (const std::exception& e) {
     return Request(engine.start_refused(Status::kInternal, e.what()));
   }
-  return Request(engine.start(std::move(op)));
+  engine.start(state);
+  return Request(std::move(state));
 }
 
 template <class Op, class... Args>
