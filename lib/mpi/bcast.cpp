@@ -34,6 +34,7 @@ struct Bcast {
   // On one node's team, or across nodes (spanning/spanning.hpp).
   static void run(auto& target, auto... args) { target.bcast(args...); }
   static auto start(auto& target, auto... args) { return target.ibcast(args...); }
+  static auto init(Team& team, auto... args) { return team.bcast_init(args...); }
 };
 
 }  // namespace

@@ -12,6 +12,7 @@
 //   int other_part(OtherBuffers&, Run&&) const           with the team call's arguments
 //   static void run(target, args...)                     Team::bcast and the others
 //   static auto start(target, args...)                   Team::ibcast and the others
+//   static auto init(Team&, args...)                     Team::bcast_init and the others
 // where the target is the node's Team, or the Spanning of a communicator across nodes.
 // Each form takes the entry point's name and its PMPI fallback.
 #pragma once
@@ -91,6 +92,7 @@ int persistent_form(const char* function, const C& c, MPI_Request* request, Fall
     return init_collective<typename C::RootBuffers, typename C::OtherBuffers>(
         function, C::kColl, c.comm, request, target, c.root,
         [](auto& on, auto... args) { return C::start(on, args...); },
+        [](Team& team, auto... args) { return C::init(team, args...); },
         [c, ranks](typename C::RootBuffers& b, auto run) { return c.root_part(b, ranks, run); },
         [c](typename C::OtherBuffers& b, auto run) { return c.other_part(b, run); });
   };

@@ -46,6 +46,7 @@ struct Gather : RootedArgs {
   // On one node's team, or across nodes (spanning/spanning.hpp).
   static void run(auto& target, auto... args) { target.gather(args...); }
   static auto start(auto& target, auto... args) { return target.igather(args...); }
+  static auto init(Team& team, auto... args) { return team.gather_init(args...); }
 };
 
 }  // namespace

@@ -53,6 +53,7 @@ struct Gatherv {
   // On one node's team, or across nodes (spanning/spanning.hpp).
   static void run(auto& target, auto... args) { target.gatherv(args...); }
   static auto start(auto& target, auto... args) { return target.igatherv(args...); }
+  static auto init(Team& team, auto... args) { return team.gatherv_init(args...); }
 };
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <atomic>
 #include <boost/container/small_vector.hpp>
+#include <cstdint>
 #include <cstdio>
 #include <mutex>
 #include <unordered_map>
@@ -43,11 +44,29 @@ class EmptyCall final : public PersistentCall {
   int finish(MPI_Comm) override { return MPI_SUCCESS; }
 };
 
+// Changed whenever the registry is (under registry_lock): a handle's answer holds while it
+// stays the same.
+std::atomic<std::uint64_t> registry_generation{0};
+
+// Every MPI_Start and every completion call while a request is active asks this: each thread
+// keeps its last answer, so that a program starting and completing the same requests takes
+// the lock only when the registry changed. (A handle the program passes may not be freed by
+// another thread meanwhile: MPI forbids it.)
 PersistentCall* find(MPI_Request handle) {
   if (alive.load(std::memory_order_relaxed) == 0) return nullptr;
+  struct Answer {
+    MPI_Request handle = MPI_REQUEST_NULL;
+    PersistentCall* call = nullptr;
+    std::uint64_t generation = UINT64_MAX;
+  };
+  thread_local Answer last;
+  const std::uint64_t generation = registry_generation.load(std::memory_order_acquire);
+  if (last.handle == handle && last.generation == generation) return last.call;
   std::lock_guard<std::mutex> guard(registry_lock);
   const auto it = registry.find(handle);
-  return it == registry.end() ? nullptr : it->second;
+  last = {handle, it == registry.end() ? nullptr : it->second,
+          registry_generation.load(std::memory_order_relaxed)};
+  return last.call;
 }
 
 void set_active(PersistentCall& call, bool on) {
@@ -116,6 +135,7 @@ int add_persistent(const char* function, Coll coll, MPI_Comm comm,
   {
     std::lock_guard<std::mutex> guard(registry_lock);
     registry.emplace(call->identity, call.get());
+    registry_generation.fetch_add(1, std::memory_order_release);
   }
   call.release();
   alive.fetch_add(1, std::memory_order_relaxed);
@@ -189,6 +209,7 @@ bool free_persistent(MPI_Request* request, int& rc) {
     if (it == registry.end()) return false;
     call = it->second;
     registry.erase(it);
+    registry_generation.fetch_add(1, std::memory_order_release);
   }
   // The communicator the program freed before this, its last request, is freed after it.
   MPI_Comm freed_before = MPI_COMM_NULL;

@@ -22,6 +22,7 @@
 #include <string>
 
 #include "mpi/requests.hpp"
+#include "mpi/team_persistent.hpp"
 
 // The MPI's names of the persistent collectives, where it has them: MPI-4's, or Open MPI 4's
 // extension's (MPIX_Bcast_init, PMPIX_Bcast_init).
@@ -76,15 +77,23 @@ int add_persistent(const char* function, Coll coll, MPI_Comm comm,
                    std::unique_ptr<PersistentCall> call, MPI_Request* request);
 
 // The body of a persistent collective's init: as start_collective (requests.hpp), but the parts
-// are kept, with copies of the arguments, and run at every start.
-template <class RootBuffers, class OtherBuffers, class Target, class Start, class RootPart,
-          class OtherPart>
+// are kept, with copies of the arguments, and run at every start. On a node's team a start
+// starts the team's own persistent request (team_persistent.hpp), which `init(team, args...)`
+// makes (Team::bcast_init, ...); across nodes it starts the call anew.
+template <class RootBuffers, class OtherBuffers, class Target, class Start, class Init,
+          class RootPart, class OtherPart>
 int init_collective(const char* function, Coll coll, MPI_Comm comm, MPI_Request* request,
-                    Target& target, int root, Start start, RootPart root_part,
+                    Target& target, int root, Start start, Init init, RootPart root_part,
                     OtherPart other_part) {
-  auto prepare = [start](auto part) {
-    return [start, part](auto& buffers, auto& on, PendingCall& pending) {
-      return part(buffers, [&](auto... args) { started_into(pending, start(on, args...)); });
+  auto prepare = [start, init](auto part) {
+    return [start, init, part, on_team = TeamPersistent()](auto& buffers, auto& on,
+                                                           PendingCall& pending) mutable {
+      return part(buffers, [&](auto... args) {
+        if constexpr (std::is_same_v<std::decay_t<decltype(on)>, Team>)
+          on_team.start(on, init, pending.request, args...);
+        else
+          started_into(pending, start(on, args...));
+      });
     };
   };
   auto make = [&]<class Buffers>(auto part) -> std::unique_ptr<PersistentCall> {

@@ -146,6 +146,29 @@ void finish_where(Which&& which) {
   conclude(ready);
 }
 
+// Whether the operation of `call`, just started, is already over (a root whose data went into
+// the slots, say), then finished at once: its data unpacked, its failure, if any, recorded in
+// entry.error, so that no pass need take it and its completion waits for nothing. Only the
+// program's thread knows of the call yet (or of this activation of it).
+bool finished_at_start(PendingCall& call) {
+  if (call.across_nodes || !call.request.done()) return false;
+  Ready ready{&call, nullptr};
+  try {
+    call.request.test();
+  } catch (...) {
+    ready.error = std::current_exception();
+  }
+  finish_call(ready, false);
+  return true;
+}
+
+// Records the failure of a call finished at start, under table_lock.
+void record_failure_at_start(const PendingCall::Entry& entry) {
+  if (entry.error == MPI_SUCCESS || entry.key == MPI_REQUEST_NULL) return;
+  failures.emplace_back(entry.key, entry.error);
+  failed.fetch_add(1, std::memory_order_relaxed);
+}
+
 int add(std::unique_ptr<PendingCall> call, MPI_Request* request) {
   PendingCall* raw = call.get();
   const int rc = start_mpi_request(raw, &raw->entry.handle);
@@ -154,6 +177,7 @@ int add(std::unique_ptr<PendingCall> call, MPI_Request* request) {
   const bool done = raw->entry.done.load(std::memory_order_relaxed);
   {
     std::lock_guard<std::mutex> guard(table_lock);
+    if (done) record_failure_at_start(raw->entry);
     reap();
     table.push_back(call.release());
     raw->entry.in_table = true;
@@ -171,6 +195,10 @@ int start_request(const char* function, Coll coll, MPI_Comm comm,
   pending->entry.function = function;
   pending->entry.coll = coll;
   pending->entry.comm = comm;
+  if (finished_at_start(*pending)) {
+    pending->entry.claimed = true;
+    pending->entry.done.store(true, std::memory_order_relaxed);
+  }
   return add(std::move(pending), request);
 }
 
@@ -239,17 +267,29 @@ void finish_all_requests() {
 
 void activate(PendingCall* call, bool empty) {
   PendingCall::Entry& entry = call->entry;
-  std::lock_guard<std::mutex> guard(table_lock);
-  entry.done.store(empty, std::memory_order_relaxed);
-  entry.handle = MPI_REQUEST_NULL;
+  // Inactive until now: claimed and done, so no pass touches it.
   entry.error = MPI_SUCCESS;
-  entry.claimed = empty;
+  const bool done = empty || finished_at_start(*call);
+  if (done && entry.error == MPI_SUCCESS) {
+    // No pass needs it: an inactive request is in the table only as one a pass concluded
+    // (claimed, which passes skip), and nothing else there is due (no failure to record, no
+    // MPI request yet). Only its completion's flags are set, without the table's lock.
+    entry.handle = MPI_REQUEST_NULL;
+    entry.released.store(false, std::memory_order_relaxed);
+    entry.done.store(true, std::memory_order_release);
+    return;
+  }
+  std::lock_guard<std::mutex> guard(table_lock);
+  if (done) record_failure_at_start(entry);
+  entry.done.store(done, std::memory_order_relaxed);
+  entry.handle = MPI_REQUEST_NULL;
+  entry.claimed = done;
   entry.released.store(false, std::memory_order_relaxed);
   if (!entry.in_table) {
     table.push_back(call);
     entry.in_table = true;
   }
-  if (!empty) outstanding.fetch_add(1, std::memory_order_relaxed);
+  if (!done) outstanding.fetch_add(1, std::memory_order_relaxed);
 }
 
 int mpi_request_for(PendingCall* call, MPI_Request* handle) {
@@ -283,6 +323,10 @@ void abandon(PendingCall* call) {
   std::lock_guard<std::mutex> guard(table_lock);
   entry.key = MPI_REQUEST_NULL;
   entry.owned_by_table = true;
+  if (!entry.in_table) {  // an activation done at its start need not have been put there
+    table.push_back(call);
+    entry.in_table = true;
+  }
   // Without an MPI request nothing else releases it; with one, the MPI does once the program's
   // free of it (persistent.cpp) meets its completion.
   if (entry.handle == MPI_REQUEST_NULL) entry.released.store(true, std::memory_order_release);

@@ -84,7 +84,9 @@ class PendingCall {
   } entry;
 };
 
-// Makes `pending`, started on the team of `comm`, the program's request `*request`.
+// Makes `pending`, started on the team of `comm`, the program's request `*request`: one whose
+// operation is over already (a root whose data went into the slots) is finished at once and
+// its request made complete, so that no pass need take it.
 int start_request(const char* function, Coll coll, MPI_Comm comm,
                   std::unique_ptr<PendingCall> pending, MPI_Request* request);
 
@@ -165,7 +167,9 @@ int claim_failure(MPI_Request request);
 void finish_requests_of(MPI_Comm comm);
 
 // An activation of a persistent request (persistent.hpp), whose operation has been started
-// (or that is `empty`: done at once): puts it in the table, where passes advance it.
+// (or that is `empty`: done at once): puts it in the table, where passes advance it, unless
+// its operation is over already (then finished at once, as a non-blocking call's is in
+// start_request, so that its completion waits for nothing).
 void activate(PendingCall* call, bool empty);
 // The MPI's generalized request for an activation, made now if it has none (completed at once
 // if the activation is done). The program passed the persistent request to a completion call

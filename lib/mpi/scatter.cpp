@@ -45,6 +45,7 @@ struct Scatter : RootedArgs {
   // On one node's team, or across nodes (spanning/spanning.hpp).
   static void run(auto& target, auto... args) { target.scatter(args...); }
   static auto start(auto& target, auto... args) { return target.iscatter(args...); }
+  static auto init(Team& team, auto... args) { return team.scatter_init(args...); }
 };
 
 }  // namespace

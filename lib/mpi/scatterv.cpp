@@ -52,6 +52,7 @@ struct Scatterv {
   // On one node's team, or across nodes (spanning/spanning.hpp).
   static void run(auto& target, auto... args) { target.scatterv(args...); }
   static auto start(auto& target, auto... args) { return target.iscatterv(args...); }
+  static auto init(Team& team, auto... args) { return team.scatterv_init(args...); }
 };
 
 }  // namespace
