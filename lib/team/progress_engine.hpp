@@ -54,6 +54,9 @@ struct RequestState {
 // The state of one operation of class Op, built in place.
 template <class Op>
 struct OpState : RequestState {
+  // User-provided: make_shared's value-initialization would otherwise zero the operation's
+  // storage (a large operation's whole size) before it is built.
+  OpState() {}  // NOLINT(modernize-use-equals-default)
   template <class... Args>
   void build(Args&&... args) {
     op = &storage.emplace(std::forward<Args>(args)...);
