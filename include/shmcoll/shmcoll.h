@@ -48,6 +48,7 @@ typedef struct shmcoll_datatype {
 
 typedef struct shmcoll_team shmcoll_team;
 typedef struct shmcoll_request shmcoll_request;
+typedef struct shmcoll_persistent shmcoll_persistent;
 
 /* Collective over the job: every rank that shmcoll-run started calls it. The configuration
  * comes from the environment (SHMCOLL_*, see shmcoll-info). */
@@ -115,6 +116,43 @@ SHMCOLL_C_API shmcoll_status shmcoll_wait(shmcoll_request* request);
 /* Progress without waiting: *done becomes 1 once complete (or failed), and the request is then
  * freed. */
 SHMCOLL_C_API shmcoll_status shmcoll_test(shmcoll_request* request, int* done);
+
+/* Persistent forms (MPI_Bcast_init, ...): the same arguments; *request is started with
+ * shmcoll_start as often as needed, every rank where it would call the collective, each start
+ * completed with shmcoll_persistent_wait or shmcoll_persistent_test before the next. The
+ * buffers must stay valid until shmcoll_persistent_free (counts and displacements are copied);
+ * errors come as the non-blocking calls' do. */
+SHMCOLL_C_API shmcoll_status shmcoll_bcast_init(shmcoll_team* team, void* buffer, int64_t count,
+                                                shmcoll_datatype type, int root,
+                                                shmcoll_persistent** request);
+SHMCOLL_C_API shmcoll_status shmcoll_scatter_init(shmcoll_team* team, const void* sendbuf,
+                                                  int64_t sendcount, shmcoll_datatype sendtype,
+                                                  void* recvbuf, int64_t recvcount,
+                                                  shmcoll_datatype recvtype, int root,
+                                                  shmcoll_persistent** request);
+SHMCOLL_C_API shmcoll_status shmcoll_scatterv_init(shmcoll_team* team, const void* sendbuf,
+                                                   const int64_t* sendcounts, const int64_t* displs,
+                                                   shmcoll_datatype sendtype, void* recvbuf,
+                                                   int64_t recvcount, shmcoll_datatype recvtype,
+                                                   int root, shmcoll_persistent** request);
+SHMCOLL_C_API shmcoll_status shmcoll_gather_init(shmcoll_team* team, const void* sendbuf,
+                                                 int64_t sendcount, shmcoll_datatype sendtype,
+                                                 void* recvbuf, int64_t recvcount,
+                                                 shmcoll_datatype recvtype, int root,
+                                                 shmcoll_persistent** request);
+SHMCOLL_C_API shmcoll_status shmcoll_gatherv_init(shmcoll_team* team, const void* sendbuf,
+                                                  int64_t sendcount, shmcoll_datatype sendtype,
+                                                  void* recvbuf, const int64_t* recvcounts,
+                                                  const int64_t* displs, shmcoll_datatype recvtype,
+                                                  int root, shmcoll_persistent** request);
+/* SHMCOLL_ERR_INVALID_ARGUMENT if the last start is not complete yet. */
+SHMCOLL_C_API shmcoll_status shmcoll_start(shmcoll_persistent* request);
+/* Until the last start is complete (at once for a request not started). */
+SHMCOLL_C_API shmcoll_status shmcoll_persistent_wait(shmcoll_persistent* request);
+/* Progress without waiting: *done becomes 1 once the last start is complete (or failed). */
+SHMCOLL_C_API shmcoll_status shmcoll_persistent_test(shmcoll_persistent* request, int* done);
+/* Waits for a start not yet complete, then frees the request. */
+SHMCOLL_C_API shmcoll_status shmcoll_persistent_free(shmcoll_persistent* request);
 
 /* The message of this thread's last failure ("" if none). */
 SHMCOLL_C_API const char* shmcoll_last_error(void);

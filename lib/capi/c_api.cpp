@@ -18,6 +18,10 @@ struct shmcoll_request {
   shmcoll::Request request;
 };
 
+struct shmcoll_persistent {
+  shmcoll::PersistentRequest request;
+};
+
 namespace {
 
 thread_local std::string t_last_error;
@@ -67,6 +71,22 @@ shmcoll_status start_request(shmcoll_request** request, Start&& start) noexcept 
   }
   *request = nullptr;
   return guarded([&] { *request = new shmcoll_request{start()}; });
+}
+
+// Makes a persistent request with `init` and hands it back.
+template <class Init>
+shmcoll_status init_request(shmcoll_persistent** request, Init&& init) noexcept {
+  if (request == nullptr) {
+    t_last_error = "the request pointer is NULL";
+    return SHMCOLL_ERR_INVALID_ARGUMENT;
+  }
+  *request = nullptr;
+  return guarded([&] { *request = new shmcoll_persistent{init()}; });
+}
+
+shmcoll_status no_request() {
+  t_last_error = "the persistent request is NULL";
+  return SHMCOLL_ERR_INVALID_ARGUMENT;
 }
 
 }  // namespace
@@ -245,6 +265,101 @@ shmcoll_status shmcoll_test(shmcoll_request* request, int* done) {
     return status;
   }
   *done = 0;
+  return SHMCOLL_OK;
+}
+
+shmcoll_status shmcoll_bcast_init(shmcoll_team* team, void* buffer, int64_t count,
+                                  shmcoll_datatype type, int root, shmcoll_persistent** request) {
+  if (team == nullptr) return no_team();
+  return init_request(request,
+                      [&] { return team->team->bcast_init(buffer, count, type_of(type), root); });
+}
+
+shmcoll_status shmcoll_scatter_init(shmcoll_team* team, const void* sendbuf, int64_t sendcount,
+                                    shmcoll_datatype sendtype, void* recvbuf, int64_t recvcount,
+                                    shmcoll_datatype recvtype, int root,
+                                    shmcoll_persistent** request) {
+  if (team == nullptr) return no_team();
+  return init_request(request, [&] {
+    if (in_place(recvbuf))
+      return team->team->scatter_init(sendbuf, sendcount, type_of(sendtype), shmcoll::in_place,
+                                      root);
+    return team->team->scatter_init(sendbuf, sendcount, type_of(sendtype), recvbuf, recvcount,
+                                    type_of(recvtype), root);
+  });
+}
+
+shmcoll_status shmcoll_scatterv_init(shmcoll_team* team, const void* sendbuf,
+                                     const int64_t* sendcounts, const int64_t* displs,
+                                     shmcoll_datatype sendtype, void* recvbuf, int64_t recvcount,
+                                     shmcoll_datatype recvtype, int root,
+                                     shmcoll_persistent** request) {
+  if (team == nullptr) return no_team();
+  return init_request(request, [&] {
+    const auto counts = per_rank(team, sendcounts, root), places = per_rank(team, displs, root);
+    if (in_place(recvbuf))
+      return team->team->scatterv_init(sendbuf, counts, places, type_of(sendtype),
+                                       shmcoll::in_place, root);
+    return team->team->scatterv_init(sendbuf, counts, places, type_of(sendtype), recvbuf, recvcount,
+                                     type_of(recvtype), root);
+  });
+}
+
+shmcoll_status shmcoll_gather_init(shmcoll_team* team, const void* sendbuf, int64_t sendcount,
+                                   shmcoll_datatype sendtype, void* recvbuf, int64_t recvcount,
+                                   shmcoll_datatype recvtype, int root,
+                                   shmcoll_persistent** request) {
+  if (team == nullptr) return no_team();
+  return init_request(request, [&] {
+    if (in_place(sendbuf))
+      return team->team->gather_init(shmcoll::in_place, recvbuf, recvcount, type_of(recvtype),
+                                     root);
+    return team->team->gather_init(sendbuf, sendcount, type_of(sendtype), recvbuf, recvcount,
+                                   type_of(recvtype), root);
+  });
+}
+
+shmcoll_status shmcoll_gatherv_init(shmcoll_team* team, const void* sendbuf, int64_t sendcount,
+                                    shmcoll_datatype sendtype, void* recvbuf,
+                                    const int64_t* recvcounts, const int64_t* displs,
+                                    shmcoll_datatype recvtype, int root,
+                                    shmcoll_persistent** request) {
+  if (team == nullptr) return no_team();
+  return init_request(request, [&] {
+    const auto counts = per_rank(team, recvcounts, root), places = per_rank(team, displs, root);
+    if (in_place(sendbuf))
+      return team->team->gatherv_init(shmcoll::in_place, recvbuf, counts, places, type_of(recvtype),
+                                      root);
+    return team->team->gatherv_init(sendbuf, sendcount, type_of(sendtype), recvbuf, counts, places,
+                                    type_of(recvtype), root);
+  });
+}
+
+shmcoll_status shmcoll_start(shmcoll_persistent* request) {
+  if (request == nullptr) return no_request();
+  return guarded([&] { request->request.start(); });
+}
+
+shmcoll_status shmcoll_persistent_wait(shmcoll_persistent* request) {
+  if (request == nullptr) return no_request();
+  return guarded([&] { request->request.wait(); });
+}
+
+shmcoll_status shmcoll_persistent_test(shmcoll_persistent* request, int* done) {
+  if (done == nullptr) {
+    t_last_error = "done is NULL";
+    return SHMCOLL_ERR_INVALID_ARGUMENT;
+  }
+  *done = 1;
+  if (request == nullptr) return no_request();
+  bool complete = false;
+  const shmcoll_status status = guarded([&] { complete = request->request.test(); });
+  if (status == SHMCOLL_OK && !complete) *done = 0;
+  return status;
+}
+
+shmcoll_status shmcoll_persistent_free(shmcoll_persistent* request) {
+  delete request;  // waits for a start not yet complete (PersistentRequest's destructor)
   return SHMCOLL_OK;
 }
 

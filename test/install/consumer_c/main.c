@@ -1,6 +1,7 @@
 /* Started by shmcoll-run: every rank broadcasts, scatters (v) and gathers (v, in place at the
- * root) through the C API, blocking and not, and checks what arrived; then a root out of range
- * must come back as SHMCOLL_ERR_INVALID_ARGUMENT with a message. Exit 0 when all matched. */
+ * root) through the C API, blocking, non-blocking and persistent, and checks what arrived; then
+ * a root out of range must come back as SHMCOLL_ERR_INVALID_ARGUMENT with a message. Exit 0
+ * when all matched. */
 #include <shmcoll/shmcoll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,6 +46,19 @@ int main(void) {
   value = rank == 1 ? 7 : 0;
   check(shmcoll_ibcast(team, &value, 1, SHMCOLL_INT32, 1, &request) == SHMCOLL_OK, "ibcast", rank);
   check(shmcoll_wait(request) == SHMCOLL_OK && value == 7, "wait", rank);
+  /* A persistent gather, started three times with new data. */
+  shmcoll_persistent* gathering = NULL;
+  check(shmcoll_gather_init(team, &mine, 1, SHMCOLL_INT32, all, 1, SHMCOLL_INT32, 0, &gathering) ==
+            SHMCOLL_OK,
+        "gather_init", rank);
+  for (int round = 1; round <= 3; ++round) {
+    mine = round * 1000 + rank;
+    check(shmcoll_start(gathering) == SHMCOLL_OK, "start", rank);
+    check(shmcoll_persistent_wait(gathering) == SHMCOLL_OK, "persistent wait", rank);
+    for (int r = 0; rank == 0 && r < size; ++r)
+      check(all[r] == round * 1000 + r, "a persistent start's gathered block", rank);
+  }
+  check(shmcoll_persistent_free(gathering) == SHMCOLL_OK, "persistent free", rank);
   /* Every rank past the calls above before one fails: a failure ends the team for all. */
   check(shmcoll_barrier(team) == SHMCOLL_OK, "barrier", rank);
   check(shmcoll_gather(team, &value, 1, SHMCOLL_INT32, all, 1, SHMCOLL_INT32, size) ==
