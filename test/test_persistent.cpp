@@ -2,7 +2,8 @@
 // started again and again with new data, gives the blocking call's results, between blocking
 // and non-blocking calls, with and without the progress thread; the counts arrays are the
 // ones given at init; a start of an active request, or after the team ended, is refused; an
-// argument error fails the start's request as the non-blocking call's would.
+// argument error fails the start's request as the non-blocking call's would. The MPI plugin's
+// TeamPersistent makes a new request where a start's arguments change.
 #include <doctest/doctest.h>
 
 #include <numeric>
@@ -10,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "mpi/team_persistent.hpp"
 #include "support/ranks.hpp"
 
 namespace shmcoll::test {
@@ -239,6 +241,29 @@ TEST_CASE("a persistent start with a bad argument fails at completion with the b
                     what.find("rank 2") != std::string::npos,
                 "the message names the argument, the rank and the value");
     }
+  });
+  INFO(outcome.summary());
+  CHECK(outcome.succeeded());
+}
+
+TEST_CASE("the plugin's team request is made again where a start's arguments change") {
+  auto outcome = run_ranks({.nranks = 3}, [&](RankContext& ctx) {
+    Team team(ctx.bootstrap, test_options(1024, 4));
+    mpi::TeamPersistent on_team;
+    Request completes;
+    auto init = [](Team& t, auto... args) { return t.bcast_init(args...); };
+    std::vector<int> first(8, -1), second(16, -1);
+    for (int round = 1; round <= 4; ++round) {
+      // Rounds 1 and 2 on the first buffer, then 3 and 4 on another one, twice its length.
+      std::vector<int>& buffer = round <= 2 ? first : second;
+      if (ctx.rank == 1) std::fill(buffer.begin(), buffer.end(), round);
+      on_team.start(team, init, completes, buffer.data(), static_cast<Count>(buffer.size()), kInt32,
+                    1);
+      completes.wait();
+      ctx.check(buffer.front() == round && buffer.back() == round,
+                "each start broadcast its own buffer");
+    }
+    ctx.check(first.back() == 2, "the first buffer is left alone once the arguments changed");
   });
   INFO(outcome.summary());
   CHECK(outcome.succeeded());
