@@ -62,26 +62,16 @@ shmcoll_status no_team() {
   return SHMCOLL_ERR_INVALID_ARGUMENT;
 }
 
-// Starts a non-blocking operation made by `start` and hands back its request.
-template <class Start>
-shmcoll_status start_request(shmcoll_request** request, Start&& start) noexcept {
-  if (request == nullptr) {
+// Hands back in `*handle` a new Handle holding what `make` returns: a non-blocking call's
+// request, or a persistent request.
+template <class Handle, class Make>
+shmcoll_status hand_back(Handle** handle, Make&& make) noexcept {
+  if (handle == nullptr) {
     t_last_error = "the request pointer is NULL";
     return SHMCOLL_ERR_INVALID_ARGUMENT;
   }
-  *request = nullptr;
-  return guarded([&] { *request = new shmcoll_request{start()}; });
-}
-
-// Makes a persistent request with `init` and hands it back.
-template <class Init>
-shmcoll_status init_request(shmcoll_persistent** request, Init&& init) noexcept {
-  if (request == nullptr) {
-    t_last_error = "the request pointer is NULL";
-    return SHMCOLL_ERR_INVALID_ARGUMENT;
-  }
-  *request = nullptr;
-  return guarded([&] { *request = new shmcoll_persistent{init()}; });
+  *handle = nullptr;
+  return guarded([&] { *handle = new Handle{make()}; });
 }
 
 shmcoll_status no_request() {
@@ -186,15 +176,14 @@ shmcoll_status shmcoll_gatherv(shmcoll_team* team, const void* sendbuf, int64_t 
 shmcoll_status shmcoll_ibcast(shmcoll_team* team, void* buffer, int64_t count,
                               shmcoll_datatype type, int root, shmcoll_request** request) {
   if (team == nullptr) return no_team();
-  return start_request(request,
-                       [&] { return team->team->ibcast(buffer, count, type_of(type), root); });
+  return hand_back(request, [&] { return team->team->ibcast(buffer, count, type_of(type), root); });
 }
 
 shmcoll_status shmcoll_iscatter(shmcoll_team* team, const void* sendbuf, int64_t sendcount,
                                 shmcoll_datatype sendtype, void* recvbuf, int64_t recvcount,
                                 shmcoll_datatype recvtype, int root, shmcoll_request** request) {
   if (team == nullptr) return no_team();
-  return start_request(request, [&] {
+  return hand_back(request, [&] {
     if (in_place(recvbuf))
       return team->team->iscatter(sendbuf, sendcount, type_of(sendtype), shmcoll::in_place, root);
     return team->team->iscatter(sendbuf, sendcount, type_of(sendtype), recvbuf, recvcount,
@@ -207,7 +196,7 @@ shmcoll_status shmcoll_iscatterv(shmcoll_team* team, const void* sendbuf, const 
                                  int64_t recvcount, shmcoll_datatype recvtype, int root,
                                  shmcoll_request** request) {
   if (team == nullptr) return no_team();
-  return start_request(request, [&] {
+  return hand_back(request, [&] {
     const auto counts = per_rank(team, sendcounts, root), places = per_rank(team, displs, root);
     if (in_place(recvbuf))
       return team->team->iscatterv(sendbuf, counts, places, type_of(sendtype), shmcoll::in_place,
@@ -221,7 +210,7 @@ shmcoll_status shmcoll_igather(shmcoll_team* team, const void* sendbuf, int64_t 
                                shmcoll_datatype sendtype, void* recvbuf, int64_t recvcount,
                                shmcoll_datatype recvtype, int root, shmcoll_request** request) {
   if (team == nullptr) return no_team();
-  return start_request(request, [&] {
+  return hand_back(request, [&] {
     if (in_place(sendbuf))
       return team->team->igather(shmcoll::in_place, recvbuf, recvcount, type_of(recvtype), root);
     return team->team->igather(sendbuf, sendcount, type_of(sendtype), recvbuf, recvcount,
@@ -234,7 +223,7 @@ shmcoll_status shmcoll_igatherv(shmcoll_team* team, const void* sendbuf, int64_t
                                 const int64_t* displs, shmcoll_datatype recvtype, int root,
                                 shmcoll_request** request) {
   if (team == nullptr) return no_team();
-  return start_request(request, [&] {
+  return hand_back(request, [&] {
     const auto counts = per_rank(team, recvcounts, root), places = per_rank(team, displs, root);
     if (in_place(sendbuf))
       return team->team->igatherv(shmcoll::in_place, recvbuf, counts, places, type_of(recvtype),
@@ -271,8 +260,8 @@ shmcoll_status shmcoll_test(shmcoll_request* request, int* done) {
 shmcoll_status shmcoll_bcast_init(shmcoll_team* team, void* buffer, int64_t count,
                                   shmcoll_datatype type, int root, shmcoll_persistent** request) {
   if (team == nullptr) return no_team();
-  return init_request(request,
-                      [&] { return team->team->bcast_init(buffer, count, type_of(type), root); });
+  return hand_back(request,
+                   [&] { return team->team->bcast_init(buffer, count, type_of(type), root); });
 }
 
 shmcoll_status shmcoll_scatter_init(shmcoll_team* team, const void* sendbuf, int64_t sendcount,
@@ -280,7 +269,7 @@ shmcoll_status shmcoll_scatter_init(shmcoll_team* team, const void* sendbuf, int
                                     shmcoll_datatype recvtype, int root,
                                     shmcoll_persistent** request) {
   if (team == nullptr) return no_team();
-  return init_request(request, [&] {
+  return hand_back(request, [&] {
     if (in_place(recvbuf))
       return team->team->scatter_init(sendbuf, sendcount, type_of(sendtype), shmcoll::in_place,
                                       root);
@@ -295,7 +284,7 @@ shmcoll_status shmcoll_scatterv_init(shmcoll_team* team, const void* sendbuf,
                                      shmcoll_datatype recvtype, int root,
                                      shmcoll_persistent** request) {
   if (team == nullptr) return no_team();
-  return init_request(request, [&] {
+  return hand_back(request, [&] {
     const auto counts = per_rank(team, sendcounts, root), places = per_rank(team, displs, root);
     if (in_place(recvbuf))
       return team->team->scatterv_init(sendbuf, counts, places, type_of(sendtype),
@@ -310,7 +299,7 @@ shmcoll_status shmcoll_gather_init(shmcoll_team* team, const void* sendbuf, int6
                                    shmcoll_datatype recvtype, int root,
                                    shmcoll_persistent** request) {
   if (team == nullptr) return no_team();
-  return init_request(request, [&] {
+  return hand_back(request, [&] {
     if (in_place(sendbuf))
       return team->team->gather_init(shmcoll::in_place, recvbuf, recvcount, type_of(recvtype),
                                      root);
@@ -325,7 +314,7 @@ shmcoll_status shmcoll_gatherv_init(shmcoll_team* team, const void* sendbuf, int
                                     shmcoll_datatype recvtype, int root,
                                     shmcoll_persistent** request) {
   if (team == nullptr) return no_team();
-  return init_request(request, [&] {
+  return hand_back(request, [&] {
     const auto counts = per_rank(team, recvcounts, root), places = per_rank(team, displs, root);
     if (in_place(sendbuf))
       return team->team->gatherv_init(shmcoll::in_place, recvbuf, counts, places, type_of(recvtype),

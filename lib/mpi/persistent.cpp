@@ -125,9 +125,7 @@ int add_persistent(const char* function, Coll coll, MPI_Comm comm,
   entry.coll = coll;
   entry.comm = comm;
   entry.owned_by_table = false;
-  // Inactive: as a concluded activation leaves it, so that no pass takes it (activate).
-  entry.claimed = true;
-  entry.done.store(true, std::memory_order_relaxed);
+  entry.finished_already();  // inactive: as a concluded activation leaves it (activate)
   // Never started, so always inactive to the MPI.
   if (const int rc =
           PMPI_Recv_init(nullptr, 0, MPI_BYTE, MPI_PROC_NULL, 0, MPI_COMM_SELF, &call->identity);

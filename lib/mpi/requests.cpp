@@ -93,6 +93,13 @@ void finish_call(Ready& ready, bool wait) {
   }
 }
 
+// Records a finished call's failure, if any, for claim_failure. Under table_lock.
+void record_failure(const PendingCall::Entry& entry) {
+  if (entry.error == MPI_SUCCESS || entry.key == MPI_REQUEST_NULL) return;
+  failures.emplace_back(entry.key, entry.error);
+  failed.fetch_add(1, std::memory_order_relaxed);
+}
+
 // Records the finished calls (their failures for claim_failure), then completes their MPI
 // requests without the table's lock: completing a request the program has already freed makes
 // the MPI call free_fn at once. A persistent request's activation may have none yet; the handle
@@ -103,10 +110,7 @@ void conclude(const ReadyCalls& finished) {
     std::lock_guard<std::mutex> guard(table_lock);
     for (const Ready& ready : finished) {
       PendingCall::Entry& entry = ready.call->entry;
-      if (entry.error != MPI_SUCCESS && entry.key != MPI_REQUEST_NULL) {
-        failures.emplace_back(entry.key, entry.error);
-        failed.fetch_add(1, std::memory_order_relaxed);
-      }
+      record_failure(entry);
       entry.done.store(true, std::memory_order_release);
       outstanding.fetch_sub(1, std::memory_order_relaxed);
       if (entry.handle != MPI_REQUEST_NULL) to_complete.push_back(entry.handle);
@@ -162,13 +166,6 @@ bool finished_at_start(PendingCall& call) {
   return true;
 }
 
-// Records the failure of a call finished at start, under table_lock.
-void record_failure_at_start(const PendingCall::Entry& entry) {
-  if (entry.error == MPI_SUCCESS || entry.key == MPI_REQUEST_NULL) return;
-  failures.emplace_back(entry.key, entry.error);
-  failed.fetch_add(1, std::memory_order_relaxed);
-}
-
 int add(std::unique_ptr<PendingCall> call, MPI_Request* request) {
   PendingCall* raw = call.get();
   const int rc = start_mpi_request(raw, &raw->entry.handle);
@@ -177,7 +174,7 @@ int add(std::unique_ptr<PendingCall> call, MPI_Request* request) {
   const bool done = raw->entry.done.load(std::memory_order_relaxed);
   {
     std::lock_guard<std::mutex> guard(table_lock);
-    if (done) record_failure_at_start(raw->entry);
+    if (done) record_failure(raw->entry);
     reap();
     table.push_back(call.release());
     raw->entry.in_table = true;
@@ -195,18 +192,14 @@ int start_request(const char* function, Coll coll, MPI_Comm comm,
   pending->entry.function = function;
   pending->entry.coll = coll;
   pending->entry.comm = comm;
-  if (finished_at_start(*pending)) {
-    pending->entry.claimed = true;
-    pending->entry.done.store(true, std::memory_order_relaxed);
-  }
+  if (finished_at_start(*pending)) pending->entry.finished_already();
   return add(std::move(pending), request);
 }
 
 int completed_request(MPI_Request* request) {
   stats().served_nonblocking++;
   auto call = std::make_unique<CompletedCall>();
-  call->entry.claimed = true;
-  call->entry.done.store(true, std::memory_order_relaxed);
+  call->entry.finished_already();
   return add(std::move(call), request);
 }
 
@@ -280,7 +273,7 @@ void activate(PendingCall* call, bool empty) {
     return;
   }
   std::lock_guard<std::mutex> guard(table_lock);
-  if (done) record_failure_at_start(entry);
+  if (done) record_failure(entry);
   entry.done.store(done, std::memory_order_relaxed);
   entry.handle = MPI_REQUEST_NULL;
   entry.claimed = done;

@@ -77,6 +77,12 @@ class PendingCall {
     // Written under the table's lock once its data are unpacked (before its MPI request is
     // completed); read without it by the completion of a persistent request.
     std::atomic<bool> done{false};
+    // Done, and taken by no pass: a call finished before it was handed to the table (or an
+    // inactive persistent request). Before anyone else knows of it.
+    void finished_already() {
+      claimed = true;
+      done.store(true, std::memory_order_relaxed);
+    }
     // Set by free_fn, without the table's lock: the MPI may call it from inside any completion
     // call, on any thread, while another thread holds the lock and waits for the MPI. For an
     // activation the MPI never saw, set when the program completes it.
