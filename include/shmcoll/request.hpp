@@ -59,7 +59,8 @@ class SHMCOLL_API Request {
   static std::size_t wait_any(std::span<Request> requests);
 
  private:
-  void release();  // this handle lets go of state_ (see the destructor)
+  friend class PersistentRequest;  // starts its operation as the queue holds it (state_)
+  void release();                  // this handle lets go of state_ (see the destructor)
   std::shared_ptr<detail::RequestState> state_;
 };
 

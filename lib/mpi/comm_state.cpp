@@ -144,6 +144,8 @@ void decide(MPI_Comm comm, CommState& state) {
 CommState::CommState() = default;
 CommState::~CommState() = default;
 
+CommState* comm_state(MPI_Comm comm) { return state_of(comm); }
+
 std::optional<NodeTeam> form_node_team(MPI_Comm comm, std::string& refusal) {
   const Options& options = config().options;
   int rank = 0, size = 0;

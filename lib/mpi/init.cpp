@@ -10,6 +10,9 @@ namespace {
 int after_init(int rc) {
   if (rc != MPI_SUCCESS) return rc;
   shmcoll::mpi::check_mpi_library();
+  int level = MPI_THREAD_MULTIPLE;
+  PMPI_Query_thread(&level);
+  shmcoll::mpi::concurrent_mpi_calls.store(level == MPI_THREAD_MULTIPLE, std::memory_order_relaxed);
   shmcoll::mpi::record_node_map();
   return rc;
 }

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <mutex>
+#include <type_traits>
 #include <unordered_map>
 #include <vector>
 
@@ -20,11 +21,12 @@ namespace shmcoll::mpi {
 namespace {
 
 // The persistent requests by the program's handle, under registry_lock; `alive` counts them
-// and `active` those started and not yet completed by the program.
+// and `active` those started and not yet completed by the program (only the program's calls
+// change it).
 std::mutex registry_lock;
 std::unordered_map<MPI_Request, PersistentCall*> registry;
 std::atomic<int> alive{0};
-std::atomic<int> active{0};
+CallCount<int> active;
 // Communicators the program freed while persistent requests of the plugin's used them, under
 // registry_lock: the plugin frees each (PMPI_Comm_free, which ends its team) with the last of
 // those requests, so that they can start meanwhile, as the MPI's own can.
@@ -42,11 +44,24 @@ class EmptyCall final : public PersistentCall {
   int start(Team&) override { return MPI_SUCCESS; }
   int start(Spanning&) override { return MPI_SUCCESS; }
   int finish(MPI_Comm) override { return MPI_SUCCESS; }
+  bool unpacks() const override { return false; }
 };
 
 // Changed whenever the registry is (under registry_lock): a handle's answer holds while it
 // stays the same.
 std::atomic<std::uint64_t> registry_generation{0};
+
+// Each thread's last answer of find(), valid while the registry's generation is the one
+// recorded. All-zero at the start, which no generation is once a request exists (the first
+// registration makes it 1), so that the thread-local needs no dynamic initialisation; and
+// initial-exec, as comm_state.cpp's LastComm, so that an access is one load from the thread
+// pointer.
+struct Answer {
+  MPI_Request handle{};
+  PersistentCall* call = nullptr;
+  std::uint64_t generation = 0;
+};
+thread_local Answer last_answer __attribute__((tls_model("initial-exec")));
 
 // Every MPI_Start and every completion call while a request is active asks this: each thread
 // keeps its last answer, so that a program starting and completing the same requests takes
@@ -54,12 +69,7 @@ std::atomic<std::uint64_t> registry_generation{0};
 // another thread meanwhile: MPI forbids it.)
 PersistentCall* find(MPI_Request handle) {
   if (alive.load(std::memory_order_relaxed) == 0) return nullptr;
-  struct Answer {
-    MPI_Request handle = MPI_REQUEST_NULL;
-    PersistentCall* call = nullptr;
-    std::uint64_t generation = UINT64_MAX;
-  };
-  thread_local Answer last;
+  Answer& last = last_answer;
   const std::uint64_t generation = registry_generation.load(std::memory_order_acquire);
   if (last.handle == handle && last.generation == generation) return last.call;
   std::lock_guard<std::mutex> guard(registry_lock);
@@ -71,7 +81,7 @@ PersistentCall* find(MPI_Request handle) {
 
 void set_active(PersistentCall& call, bool on) {
   call.active = on;
-  active.fetch_add(on ? 1 : -1, std::memory_order_relaxed);
+  active.add(on ? 1 : -1);
 }
 
 // A start on a communicator no longer served (its team failed, say): MPI_COMM_SELF's error
@@ -87,6 +97,27 @@ int refuse_start(const PersistentCall& call, const char* why) {
   return code;
 }
 
+// A start by PersistentCall::direct, where it holds; false where the start must go through a
+// call's frame: the request is active (the frame reports it), the communicator is no longer
+// served by the same team, or the team's request refused the start (its team ended: the frame
+// makes a new one, or reports why it cannot).
+bool start_directly(PersistentCall& call) {
+  PersistentCall::Direct& direct = call.direct;
+  if (direct.state == nullptr || call.active) return false;
+  // The communicator outlives its persistent requests (hold_freed_communicator), so its state
+  // does too.
+  if (direct.state->mode != CommState::Mode::kShmcoll || direct.state->team.get() != direct.team)
+    return false;
+  try {
+    direct.request->start();
+  } catch (...) {
+    direct = {};
+    return false;
+  }
+  stats().served++;  // as Call::engage counts a start through the frame
+  return true;
+}
+
 int start_persistent(PersistentCall& call) {
   const PendingCall::Entry& entry = call.entry;
   auto activated = [&](bool empty) {
@@ -95,9 +126,15 @@ int start_persistent(PersistentCall& call) {
     stats().served_persistent++;
     return MPI_SUCCESS;
   };
+  if (start_directly(call)) return activated(false);
   // On the node's team, or across nodes (started.hpp).
   auto body = [&](auto& target) {
     if (const int rc = call.start(target); rc != MPI_SUCCESS) return rc;
+    if constexpr (std::is_same_v<std::decay_t<decltype(target)>, Team>) {
+      // Logged calls keep the frame, which logs them.
+      if (call.direct.request != nullptr && !config().verbose)
+        call.direct = {call.direct.request, comm_state(entry.comm), &target};
+    }
     return activated(false);
   };
   return serve(
@@ -150,7 +187,7 @@ int empty_persistent(const char* function, Coll coll, MPI_Comm comm, MPI_Request
   return add_persistent(function, coll, comm, std::move(call), request);
 }
 
-bool persistent_active() { return active.load(std::memory_order_relaxed) > 0; }
+bool persistent_active() { return active.load() > 0; }
 
 PersistentCall* find_active(MPI_Request handle) {
   PersistentCall* call = find(handle);

@@ -56,6 +56,16 @@ class PersistentCall : public PendingCall {
   bool moves_nothing = false;  // every start is complete at once
   // Touched by the program's calls on this request only (MPI: one thread at a time per request).
   bool active = false;
+
+  // A start on a node's team whose buffers need no conversion (contiguous datatypes: the team
+  // call's arguments are the same at every start) starts the team's persistent request
+  // directly, without a call's frame (serve.hpp): what the last start through the frame left,
+  // valid while the communicator is served by the same team (persistent.cpp).
+  struct Direct {
+    PersistentRequest* request = nullptr;  // set by the conversion (init_collective)
+    const CommState* state = nullptr;      // set once the start went through
+    const Team* team = nullptr;
+  } direct;
 };
 
 template <class Buffers, class Prepare>
@@ -67,6 +77,7 @@ class PersistentWith final : public PersistentCall, public Buffers {
     return prepare_(static_cast<Buffers&>(*this), spanning, *this);
   }
   int finish(MPI_Comm comm) override { return Buffers::finish(comm); }
+  bool unpacks() const override { return !Buffers::passes_through(); }
 
  private:
   Prepare prepare_;
@@ -87,12 +98,14 @@ int init_collective(const char* function, Coll coll, MPI_Comm comm, MPI_Request*
                     OtherPart other_part) {
   auto prepare = [start, init](auto part) {
     return [start, init, part, on_team = TeamPersistent()](auto& buffers, auto& on,
-                                                           PendingCall& pending) mutable {
+                                                           PersistentCall& call) mutable {
       return part(buffers, [&](auto... args) {
-        if constexpr (std::is_same_v<std::decay_t<decltype(on)>, Team>)
-          on_team.start(on, init, pending.request, args...);
-        else
-          started_into(pending, start(on, args...));
+        if constexpr (std::is_same_v<std::decay_t<decltype(on)>, Team>) {
+          on_team.start(on, init, call.request, args...);
+          call.direct.request = buffers.passes_through() ? &on_team.started() : nullptr;
+        } else {
+          started_into(call, start(on, args...));
+        }
       });
     };
   };

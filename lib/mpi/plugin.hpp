@@ -80,6 +80,10 @@ struct CommState {
   ~CommState();
 };
 
+// The plugin's state of `comm` (not MPI_COMM_NULL), made on first use; nothing collective, as
+// Call's lookup. It lives until the communicator is freed.
+CommState* comm_state(MPI_Comm comm);
+
 struct ArgumentError;
 
 // The state of one intercepted call. Constructed, it has looked the communicator up, nothing
@@ -135,14 +139,39 @@ class Call {
   bool across_nodes_ = false;  // served, or rejected, as a call across nodes
 };
 
+// Whether the program's threads may call the MPI at the same time (MPI_THREAD_MULTIPLE was
+// provided): set by MPI_Init and MPI_Init_thread, true until then (and where the MPI was
+// initialised past the plugin, as Open MPI's Fortran layer does).
+inline std::atomic<bool> concurrent_mpi_calls{true};
+
+// A count that the program's MPI calls keep. Below MPI_THREAD_MULTIPLE one thread at a time calls
+// the MPI, in an order the program makes, so the count is a plain load and store; under
+// MPI_THREAD_MULTIPLE it is an atomic increment (a locked instruction: about 20 cycles of
+// every call that counts). Any thread may read it.
+template <class T>
+class CallCount {
+ public:
+  void add(T n) {
+    if (concurrent_mpi_calls.load(std::memory_order_relaxed))
+      value_.fetch_add(n, std::memory_order_relaxed);
+    else
+      value_.store(value_.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
+  }
+  void operator++(int) { add(1); }
+  T load() const { return value_.load(std::memory_order_relaxed); }
+
+ private:
+  std::atomic<T> value_{0};
+};
+
 // Counters of served and fallen-back calls, for tests and the verbose summary. `served` counts
 // every form; `served_nonblocking` the non-blocking calls among them (requests.cpp),
 // `served_persistent` the persistent inits and starts (persistent.cpp).
 struct Stats {
-  std::atomic<std::uint64_t> served{0};
-  std::atomic<std::uint64_t> fallback{0};
-  std::atomic<std::uint64_t> served_nonblocking{0};
-  std::atomic<std::uint64_t> served_persistent{0};
+  CallCount<std::uint64_t> served;
+  CallCount<std::uint64_t> fallback;
+  CallCount<std::uint64_t> served_nonblocking;
+  CallCount<std::uint64_t> served_persistent;
 };
 Stats& stats();
 

@@ -18,6 +18,7 @@ namespace {
 class CompletedCall final : public PendingCall {
  public:
   int finish(MPI_Comm) override { return MPI_SUCCESS; }
+  bool unpacks() const override { return false; }
 };
 
 std::mutex table_lock;
@@ -162,7 +163,7 @@ bool finished_at_start(PendingCall& call) {
   } catch (...) {
     ready.error = std::current_exception();
   }
-  finish_call(ready, false);
+  if (ready.error || call.unpacks()) finish_call(ready, false);
   return true;
 }
 

@@ -38,6 +38,8 @@ class PendingCall {
   virtual ~PendingCall() = default;
   // Returns MPI_SUCCESS or the MPI's code of a failed unpacking.
   virtual int finish(MPI_Comm comm) = 0;
+  // Whether finish() has anything to unpack (else the buffers are the user's own).
+  virtual bool unpacks() const = 0;
   // Whether the operation is over on this rank, advancing an operation of one node's team
   // without waiting (a call across nodes is advanced by the passes over the started calls);
   // throws its error. Called under the table's lock: calls no MPI function.
@@ -101,6 +103,7 @@ template <class Buffers>
 class PendingWith final : public PendingCall, public Buffers {
  public:
   int finish(MPI_Comm comm) override { return Buffers::finish(comm); }
+  bool unpacks() const override { return !Buffers::passes_through(); }
 };
 // Where a started operation goes: the team's request, or the call across nodes.
 inline void started_into(PendingCall& pending, Request started) {

@@ -56,6 +56,8 @@ class TeamPersistent {
     }
     request_.start();
   }
+  // The team's request the last start started.
+  PersistentRequest& started() { return request_; }
 
  private:
   template <class Kept, class... Args>

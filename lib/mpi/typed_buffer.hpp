@@ -66,6 +66,8 @@ class SendView {
   const void* data() const { return data_; }
   Count count() const { return count_; }
   Datatype element() const { return info_.element(); }
+  // The view is the user's buffer itself (a contiguous datatype): nothing packed.
+  bool passes_through() const { return info_.contiguous; }
 
  private:
   TypeInfo info_;
@@ -85,6 +87,8 @@ class RecvView {
   int preload(MPI_Count first, MPI_Count count, MPI_Comm comm);
   // Unpacks into the user's buffer when a temporary was used. Call after the collective.
   int finish(MPI_Comm comm);
+  // The view is the user's buffer itself (a contiguous datatype): no temporary.
+  bool passes_through() const { return info_.contiguous; }
 
  private:
   TypeInfo info_;
@@ -116,6 +120,8 @@ class VBlocks {
   std::span<const Count> counts() const { return {counts_.data(), counts_.size()}; }
   std::span<const Count> displs() const { return {displs_.data(), displs_.size()}; }
   Datatype element() const { return info_.element(); }
+  // The blocks are the user's buffer itself (a contiguous datatype): no temporary.
+  bool passes_through() const { return info_.contiguous; }
 
  private:
   template <class C, class D>

@@ -166,7 +166,7 @@ void PersistentRequest::release() {
 
 void PersistentRequest::start() {
   if (!state_) throw InvalidArgument("start of an empty persistent request");
-  ProgressEngine::restart(state_);
+  ProgressEngine::restart(*state_, request_.state_);
 }
 
 }  // namespace shmcoll

@@ -57,40 +57,43 @@ void ProgressEngine::adopt(detail::PersistentState& state) {
   state.team_alive = alive_;
 }
 
-void ProgressEngine::restart(const std::shared_ptr<detail::PersistentState>& state) {
-  if (!state->team_alive || !state->team_alive->load(std::memory_order_acquire))
+void ProgressEngine::restart(detail::PersistentState& state,
+                             const std::shared_ptr<detail::RequestState>& queued) {
+  if (!state.team_alive || !state.team_alive->load(std::memory_order_acquire))
     throw InvalidArgument("start of a persistent request whose team has ended");
-  ProgressEngine& engine = *state->engine;
+  ProgressEngine& engine = *state.engine;
   auto guard = engine.lock();
-  if (!state->complete.load(std::memory_order_acquire)) {
+  if (!state.complete.load(std::memory_order_acquire)) {
     throw InvalidArgument("rank " + std::to_string(engine.team_.rank()) +
                           ": start of a persistent request whose last start is not complete "
                           "(wait for it, or test it until it is, before starting it again)");
   }
-  state->complete.store(false, std::memory_order_relaxed);
-  state->error = nullptr;
-  state->start_status = Status::kOk;
+  state.complete.store(false, std::memory_order_relaxed);
+  if (state.error) state.error = nullptr;  // (an exception_ptr's assignment is not free)
+  state.start_status = Status::kOk;
   try {
-    state->build();
+    state.build();
   } catch (const Error& e) {
-    state->start_status = e.status();
-    state->start_message = e.what();
+    state.start_status = e.status();
+    state.start_message = e.what();
   } catch (const std::exception& e) {
-    state->start_status = Status::kInternal;
-    state->start_message = e.what();
+    state.start_status = Status::kInternal;
+    state.start_message = e.what();
   }
-  if (state->start_status != Status::kOk) {
-    state->op = nullptr;  // refused: raised in its turn
-    engine.enqueue(state);
+  if (state.start_status != Status::kOk) {
+    state.op = nullptr;  // refused: raised in its turn
+    engine.enqueue(queued);
     return;
   }
-  engine.start(state);
+  engine.start(queued);
 }
 
 void ProgressEngine::enqueue(const std::shared_ptr<detail::RequestState>& state) {
   state->engine = this;
-  // The ring bound: with max_outstanding_ queued, the oldest completes first.
-  progress_until([&] { return queue_.size() < max_outstanding_; }, sync::kNoDeadline);
+  // The ring bound: with max_outstanding_ queued, the oldest completes first. (An empty queue
+  // is the common case; a deque's size takes a dozen instructions.)
+  if (!queue_.empty())
+    progress_until([&] { return queue_.size() < max_outstanding_; }, sync::kNoDeadline);
   if (!threaded_ && queue_.empty() && state->op) {
     advance_alone(state);
     team_.wake_sleepers();
@@ -200,7 +203,7 @@ void ProgressEngine::complete(detail::RequestState& state, std::exception_ptr er
   if (kDebugChecks && !error && state.op) error = check_send_buffers(state);
   state.op = nullptr;
   state.end_op();
-  state.error = std::move(error);
+  if (error || state.error) state.error = std::move(error);
   // release: the error above is visible to whoever sees `complete` (Request::done, test).
   state.complete.store(true, std::memory_order_release);
 }

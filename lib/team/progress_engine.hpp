@@ -96,9 +96,11 @@ class ProgressEngine {
   // Makes `state` a persistent request of this engine's team.
   void adopt(detail::PersistentState& state);
   // Starts a persistent request again: builds its operation (an argument error is raised in
-  // its turn, as for start_refused) and queues it. InvalidArgument if its last start is not
-  // complete, or its team has ended. Takes lock() itself.
-  static void restart(const std::shared_ptr<detail::PersistentState>& state);
+  // its turn, as for start_refused) and queues it, as `queued` (the same state, held as the
+  // queue holds it: no reference count changes unless it is queued). InvalidArgument if its
+  // last start is not complete, or its team has ended. Takes lock() itself.
+  static void restart(detail::PersistentState& state,
+                      const std::shared_ptr<detail::RequestState>& queued);
   // Completes every queued operation; errors are left in their requests (and in the team).
   // Caller holds lock(). Blocking collectives call this first.
   void drain();

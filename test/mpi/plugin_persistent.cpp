@@ -57,11 +57,15 @@ void semantics() {
   const int peer = g_size - 1;
 
   // 1. New data at every start: the root's buffer, the scatter's source and every rank's
-  // gathered block change between starts.
+  // gathered block change between starts; so does a broadcast of every other int (a strided
+  // type, packed at the root and unpacked elsewhere at every start).
   {
     std::vector<int> data(1000), source(static_cast<std::size_t>(g_size) * 3), part(3);
-    std::vector<int> mine(2), all(static_cast<std::size_t>(g_size) * 2);
-    MPI_Request requests[3];
+    std::vector<int> mine(2), all(static_cast<std::size_t>(g_size) * 2), spread(100);
+    MPI_Datatype strided = MPI_DATATYPE_NULL;
+    MPI_Type_vector(50, 1, 2, MPI_INT, &strided);
+    MPI_Type_commit(&strided);
+    MPI_Request requests[4];
     PERSISTENT(Bcast_init)
     (data.data(), 1000, MPI_INT, peer, MPI_COMM_WORLD, MPI_INFO_NULL, &requests[0]);
     PERSISTENT(Scatter_init)
@@ -70,14 +74,19 @@ void semantics() {
     PERSISTENT(Gather_init)
     (mine.data(), 2, MPI_INT, all.data(), 2, MPI_INT, peer, MPI_COMM_WORLD, MPI_INFO_NULL,
      &requests[2]);
+    PERSISTENT(Bcast_init)
+    (spread.data(), 1, strided, peer, MPI_COMM_WORLD, MPI_INFO_NULL, &requests[3]);
     bool ok = true;
     for (int round = 0; round < 4; ++round) {
       for (int i = 0; i < 1000; ++i) data[i] = g_rank == peer ? round * 1000 + i : -1;
       for (std::size_t i = 0; i < source.size(); ++i) source[i] = round * 100 + static_cast<int>(i);
       mine = {round * 10 + g_rank, -round};
-      MPI_Startall(3, requests);
-      ok = MPI_Waitall(3, requests, MPI_STATUSES_IGNORE) == MPI_SUCCESS && ok;
+      for (int i = 0; i < 100; ++i) spread[i] = g_rank == peer ? round * 100 + i : -1;
+      MPI_Startall(4, requests);
+      ok = MPI_Waitall(4, requests, MPI_STATUSES_IGNORE) == MPI_SUCCESS && ok;
       ok = ok && data[999] == round * 1000 + 999 && part[2] == round * 100 + g_rank * 3 + 2;
+      ok = ok && spread[98] == round * 100 + 98 &&
+           spread[99] == (g_rank == peer ? spread[98] + 1 : -1);
       if (g_rank == peer) {
         for (int r = 0; r < g_size; ++r) ok = ok && all[2 * r] == round * 10 + r;
       }
@@ -86,6 +95,7 @@ void semantics() {
     check(ok, "four starts with new data each time");
     for (MPI_Request& r : requests) MPI_Request_free(&r);
     check(requests[0] == MPI_REQUEST_NULL, "MPI_Request_free of an inactive request");
+    MPI_Type_free(&strided);
   }
 
   // 2. A start waited for beside the MPI's own persistent receive, whose sender starts the
@@ -209,11 +219,11 @@ void semantics() {
     check(data[999] == 5 && token == 0, "a freed request completes before the next collective");
   }
 
-  // 6. Every init and start above was served as persistent (inits + starts: 3 + 12, 1 + 2,
+  // 6. Every init and start above was served as persistent (inits + starts: 4 + 16, 1 + 2,
   // 3 + 9, 1 + 2, 1 + 1).
   unsigned long long after[3] = {};
   shmcoll_mpi_stats_by_form(&after[0], &after[1], &after[2]);
-  const unsigned long long expected = 15 + 3 + 12 + 3 + 2;
+  const unsigned long long expected = 20 + 3 + 12 + 3 + 2;
   check(after[2] - before[2] == expected,
         "inits and starts served as persistent: " + std::to_string(after[2] - before[2]) + " of " +
             std::to_string(expected));
