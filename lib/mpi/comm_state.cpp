@@ -94,11 +94,15 @@ int keyval() {
   return state;
 }
 
+}  // namespace
+
 CommState* state_of(MPI_Comm comm) {
   const std::uint64_t deleted = states_deleted.load(std::memory_order_relaxed);  // see above
   if (last_comm.comm == comm && last_comm.deleted == deleted) return last_comm.state;
   return look_up_state(comm, deleted);
 }
+
+namespace {
 
 // Each rank's node, from the node map, or else from the MPI's split by shared memory; the
 // same on every rank. Collective over comm where the map does not answer.
@@ -143,8 +147,6 @@ void decide(MPI_Comm comm, CommState& state) {
 
 CommState::CommState() = default;
 CommState::~CommState() = default;
-
-CommState* comm_state(MPI_Comm comm) { return state_of(comm); }
 
 std::optional<NodeTeam> form_node_team(MPI_Comm comm, std::string& refusal) {
   const Options& options = config().options;

@@ -133,7 +133,7 @@ int start_persistent(PersistentCall& call) {
     if constexpr (std::is_same_v<std::decay_t<decltype(target)>, Team>) {
       // Logged calls keep the frame, which logs them.
       if (call.direct.request != nullptr && !config().verbose)
-        call.direct = {call.direct.request, comm_state(entry.comm), &target};
+        call.direct = {call.direct.request, state_of(entry.comm), &target};
     }
     return activated(false);
   };

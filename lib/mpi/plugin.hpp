@@ -82,7 +82,7 @@ struct CommState {
 
 // The plugin's state of `comm` (not MPI_COMM_NULL), made on first use; nothing collective, as
 // Call's lookup. It lives until the communicator is freed.
-CommState* comm_state(MPI_Comm comm);
+CommState* state_of(MPI_Comm comm);
 
 struct ArgumentError;
 
