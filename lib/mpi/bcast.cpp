@@ -9,6 +9,7 @@ struct Bcast {
   static constexpr Coll kColl = Coll::kBcast;
   using RootBuffers = SendBuffer;
   using OtherBuffers = RecvBuffer;
+  bool operator==(const Bcast&) const = default;
   void* buffer;
   MPI_Count count;
   MPI_Datatype datatype;

@@ -13,6 +13,7 @@
 #include "mpi/mpi_bootstrap.hpp"
 #include "mpi/node_map.hpp"
 #include "mpi/plugin.hpp"
+#include "mpi/reused_calls.hpp"
 #include "mpi/spanning/spanning.hpp"
 #include "shmcoll/introspection.hpp"
 
@@ -40,6 +41,7 @@ int delete_state(MPI_Comm, int, void* value, void*) {
   };
   if (state->spanning) leave(*state->spanning);
   if (state->team) {
+    state->reused.reset();
     leave(*state->team);
     // The team's segment stays parked for the next communicator of the same processes
     // (introspection::charge_parked_segment), charged to the budget as long as it is.
@@ -324,6 +326,7 @@ int Call::fail(const std::exception& e) {
 int Call::report(int mpi_class, const std::string& message, bool keep_team) {
   // The team is unusable after an error on any rank; the next call forms a new one.
   if (state_ != nullptr && state_->team) {
+    state_->reused.reset();
     state_->team.reset();
     state_->reservation.reset();
   }

@@ -85,7 +85,10 @@ class MpiRequests {
         program_[i] = handle;
         continue;
       }
-      if (handle == MPI_REQUEST_NULL) shmcoll::mpi::completed_by_mpi(*substituted->call);
+      if (handle == MPI_REQUEST_NULL) {
+        shmcoll::mpi::completed_by_mpi(*substituted->call);
+        shmcoll::mpi::after_completion(*substituted->call, &program_[i]);
+      }
       ++substituted;
     }
   }
@@ -122,22 +125,26 @@ bool direct_requests(int count, const MPI_Request* requests, DirectCalls& calls)
   return true;
 }
 
-// Waits for or tests one persistent request's start (complete_directly); `flag` may be null
-// for a wait.
-int complete_one(PersistentCall& call, bool wait, int* flag, MPI_Status* status) {
+// Waits for or tests one persistent request's start (complete_directly), the program's
+// `*handle`; `flag` may be null for a wait.
+int complete_one(PersistentCall& call, MPI_Request* handle, bool wait, int* flag,
+                 MPI_Status* status) {
   bool done = false;
   const int code = shmcoll::mpi::complete_directly(call, wait, done);
   if (flag != nullptr) *flag = done ? 1 : 0;
-  if (done && status != MPI_STATUS_IGNORE) {
+  if (!done) return code;
+  if (status != MPI_STATUS_IGNORE) {
     shmcoll::mpi::set_empty_status(status);
     if (code != MPI_SUCCESS) status->MPI_ERROR = code;
   }
+  shmcoll::mpi::after_completion(call, handle);
   return code;
 }
 
-// Waits for or tests (all or none) the starts of `calls` (direct_requests of an array; a null
-// request's status is empty). MPI_ERR_IN_STATUS if one of them failed.
-int complete_all(const DirectCalls& calls, bool wait, int* flag, MPI_Status statuses[]) {
+// Waits for or tests (all or none) the starts of `calls` (direct_requests of the program's
+// `requests`; a null request's status is empty). MPI_ERR_IN_STATUS if one of them failed.
+int complete_all(const DirectCalls& calls, MPI_Request requests[], bool wait, int* flag,
+                 MPI_Status statuses[]) {
   if (!wait) {
     progress_requests();
     for (PersistentCall* call : calls) {
@@ -150,12 +157,14 @@ int complete_all(const DirectCalls& calls, bool wait, int* flag, MPI_Status stat
   }
   int result = MPI_SUCCESS;
   boost::container::small_vector<int, 8> codes;
-  for (PersistentCall* call : calls) {
+  for (std::size_t i = 0; i < calls.size(); ++i) {
+    PersistentCall* call = calls[i];
     bool done = false;
     const int code =
         call != nullptr ? shmcoll::mpi::complete_directly(*call, true, done) : MPI_SUCCESS;
     codes.push_back(code);
     if (code != MPI_SUCCESS) result = statuses == MPI_STATUSES_IGNORE ? code : MPI_ERR_IN_STATUS;
+    if (call != nullptr) shmcoll::mpi::after_completion(*call, &requests[i]);
   }
   if (statuses == MPI_STATUSES_IGNORE) return result;
   for (std::size_t i = 0; i < calls.size(); ++i) {
@@ -196,7 +205,7 @@ int several(int rc, const Handles& handles, int completed, Index&& indices, MPI_
 
 extern "C" int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
   if (PersistentCall* call = direct_request(request))
-    return complete_one(*call, false, flag, status);
+    return complete_one(*call, request, false, flag, status);
   const Handles handles(1, request);
   MpiRequests mpi(1, request);
   if (requests_outstanding()) progress_requests();
@@ -207,7 +216,7 @@ extern "C" int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
 
 extern "C" int MPI_Testall(int count, MPI_Request requests[], int* flag, MPI_Status statuses[]) {
   if (DirectCalls calls; direct_requests(count, requests, calls))
-    return complete_all(calls, false, flag, statuses);
+    return complete_all(calls, requests, false, flag, statuses);
   const Handles handles(count, requests);
   MpiRequests mpi(count, requests);
   if (requests_outstanding()) progress_requests();
@@ -263,7 +272,7 @@ extern "C" int MPI_Request_free(MPI_Request* request) {
 
 extern "C" int MPI_Wait(MPI_Request* request, MPI_Status* status) {
   if (PersistentCall* call = direct_request(request))
-    return complete_one(*call, true, nullptr, status);
+    return complete_one(*call, request, true, nullptr, status);
   const Handles handles(1, request);
   MpiRequests mpi(1, request);
   MPI_Request* const mpi_request = mpi.get();
@@ -276,7 +285,7 @@ extern "C" int MPI_Wait(MPI_Request* request, MPI_Status* status) {
 
 extern "C" int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
   if (DirectCalls calls; direct_requests(count, requests, calls))
-    return complete_all(calls, true, nullptr, statuses);
+    return complete_all(calls, requests, true, nullptr, statuses);
   const Handles handles(count, requests);
   MpiRequests mpi(count, requests);
   MPI_Request* const array = mpi.get();

@@ -20,12 +20,14 @@
 #include "mpi/call_buffers.hpp"
 #include "mpi/persistent.hpp"
 #include "mpi/requests.hpp"
+#include "mpi/reused_calls.hpp"
 #include "mpi/serve.hpp"
 
 namespace shmcoll::mpi {
 
 // The arguments of scatter and gather (the v-forms' differ).
 struct RootedArgs {
+  bool operator==(const RootedArgs&) const = default;
   const void* sendbuf;
   MPI_Count sendcount;
   MPI_Datatype sendtype;
@@ -74,12 +76,18 @@ int blocking_form(const char* function, const C& c, Fallback&& fallback) {
 template <class C, class Fallback>
 int nonblocking_form(const char* function, const C& c, MPI_Request* request, Fallback&& fallback) {
   auto body = [&](auto& target) {
+    // On a node's team, in a call kept for the communicator's non-blocking calls where one is
+    // free (reused_calls.hpp), else in a new one.
+    if constexpr (std::is_same_v<std::decay_t<decltype(target)>, Team>) {
+      if (const std::optional<int> rc = start_reused(function, c, target, request)) return *rc;
+    }
     return start_collective<typename C::RootBuffers, typename C::OtherBuffers>(
         function, C::kColl, c.comm, request, target, c.root,
         [](auto& t, auto... args) { return C::start(t, args...); },
         [&](typename C::RootBuffers& b, auto run) { return c.root_part(b, target.size(), run); },
         [&](typename C::OtherBuffers& b, auto run) { return c.other_part(b, run); });
   };
+  if (const std::optional<int> rc = start_repeated(function, c, request)) return *rc;
   return serve(
       function, C::kColl, c.comm, local_check(c), moves_nothing(c), body, fallback,
       [&] { return completed_request(request); }, c.root);

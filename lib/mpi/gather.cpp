@@ -7,6 +7,7 @@ namespace shmcoll::mpi {
 namespace {
 
 struct Gather : RootedArgs {
+  bool operator==(const Gather&) const = default;
   static constexpr Coll kColl = Coll::kGather;
   using RootBuffers = SendRecvBuffers;
   using OtherBuffers = SendBuffer;
@@ -26,6 +27,7 @@ struct Gather : RootedArgs {
     }
     const Count per_rank = recvcount < 0 ? recvcount : b.recv.count() / ranks;
     if (sendbuf == MPI_IN_PLACE) {
+      b.send.unused();
       // A packed receive buffer must carry the root's block too, or unpacking would overwrite
       // it with nothing.
       if (int rc = b.recv.preload(root * recvcount, recvcount, comm); rc != MPI_SUCCESS) return rc;

@@ -33,6 +33,7 @@ struct Gatherv {
       return rc;
     }
     if (sendbuf == MPI_IN_PLACE) {
+      b.send.unused();
       if (int rc = b.blocks.preload(root, comm); rc != MPI_SUCCESS) return rc;
       run(in_place, b.blocks.data(), b.blocks.counts(), b.blocks.displs(), b.blocks.element(),
           root);

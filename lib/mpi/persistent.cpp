@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "mpi/error_codes.hpp"
+#include "mpi/reused_calls.hpp"
 #include "mpi/serve.hpp"
 
 namespace shmcoll::mpi {
@@ -32,9 +33,11 @@ CallCount<int> active;
 // those requests, so that they can start meanwhile, as the MPI's own can.
 std::vector<MPI_Comm> held;
 
+// Whether a persistent request of the program's uses `comm` (the calls kept for non-blocking
+// calls end with their communicator's team instead).
 bool used_by_a_request(MPI_Comm comm) {
   for (const auto& [handle, call] : registry) {
-    if (call->entry.comm == comm) return true;
+    if (call->entry.comm == comm && !call->serves_nonblocking) return true;
   }
   return false;
 }
@@ -119,6 +122,8 @@ bool start_directly(PersistentCall& call) {
 }
 
 int start_persistent(PersistentCall& call) {
+  if (call.serves_nonblocking) [[unlikely]]
+    return refuse_start(call, "the request is a non-blocking call's, not a persistent request");
   const PendingCall::Entry& entry = call.entry;
   auto activated = [&](bool empty) {
     activate(&call, empty);
@@ -154,6 +159,38 @@ int start_persistent(PersistentCall& call) {
 
 }  // namespace
 
+int register_call(PersistentCall& call) {
+  PendingCall::Entry& entry = call.entry;
+  entry.owned_by_table = false;
+  entry.finished_already();  // inactive: as a concluded activation leaves it (activate)
+  // Never started, so always inactive to the MPI.
+  if (const int rc =
+          PMPI_Recv_init(nullptr, 0, MPI_BYTE, MPI_PROC_NULL, 0, MPI_COMM_SELF, &call.identity);
+      rc != MPI_SUCCESS) {
+    return rc;
+  }
+  entry.key = call.identity;
+  {
+    std::lock_guard<std::mutex> guard(registry_lock);
+    registry.emplace(call.identity, &call);
+    registry_generation.fetch_add(1, std::memory_order_release);
+  }
+  alive.fetch_add(1, std::memory_order_relaxed);
+  return MPI_SUCCESS;
+}
+
+void delete_call(PersistentCall* call) {
+  {
+    std::lock_guard<std::mutex> guard(registry_lock);
+    registry.erase(call->identity);
+    registry_generation.fetch_add(1, std::memory_order_release);
+  }
+  alive.fetch_sub(1, std::memory_order_relaxed);
+  withdraw(call);
+  PMPI_Request_free(&call->identity);
+  delete call;
+}
+
 int add_persistent(const char* function, Coll coll, MPI_Comm comm,
                    std::unique_ptr<PersistentCall> call, MPI_Request* request) {
   PendingCall::Entry& entry = call->entry;
@@ -161,24 +198,20 @@ int add_persistent(const char* function, Coll coll, MPI_Comm comm,
   entry.function = call->start_function.c_str();
   entry.coll = coll;
   entry.comm = comm;
-  entry.owned_by_table = false;
-  entry.finished_already();  // inactive: as a concluded activation leaves it (activate)
-  // Never started, so always inactive to the MPI.
-  if (const int rc =
-          PMPI_Recv_init(nullptr, 0, MPI_BYTE, MPI_PROC_NULL, 0, MPI_COMM_SELF, &call->identity);
-      rc != MPI_SUCCESS) {
-    return rc;
-  }
-  entry.key = *request = call->identity;
-  {
-    std::lock_guard<std::mutex> guard(registry_lock);
-    registry.emplace(call->identity, call.get());
-    registry_generation.fetch_add(1, std::memory_order_release);
-  }
-  call.release();
-  alive.fetch_add(1, std::memory_order_relaxed);
+  if (const int rc = register_call(*call); rc != MPI_SUCCESS) return rc;
+  *request = call.release()->identity;
   stats().served_persistent++;
   return MPI_SUCCESS;
+}
+
+void activate_nonblocking(PersistentCall& call, const char* function, MPI_Request* request) {
+  call.entry.function = function;
+  // Active first: an operation that failed at its start ends the team, whose inactive kept
+  // calls are deleted (ReusedCalls), while activate reports the failure.
+  set_active(call, true);
+  activate(&call, false);
+  stats().served_nonblocking++;
+  *request = call.identity;
 }
 
 int empty_persistent(const char* function, Coll coll, MPI_Comm comm, MPI_Request* request) {
@@ -221,6 +254,12 @@ int complete_directly(PersistentCall& call, bool wait, bool& done) {
 
 void completed_by_mpi(PersistentCall& call) { set_active(call, false); }
 
+void after_completion(PersistentCall& call, MPI_Request* handle) {
+  if (!call.serves_nonblocking) return;
+  *handle = MPI_REQUEST_NULL;
+  if (call.detached) delete_call(&call);
+}
+
 bool hold_freed_communicator(MPI_Comm comm) {
   if (alive.load(std::memory_order_relaxed) == 0) return false;
   std::lock_guard<std::mutex> guard(registry_lock);
@@ -260,6 +299,7 @@ bool free_persistent(MPI_Request* request, int& rc) {
     }
   }
   alive.fetch_sub(1, std::memory_order_relaxed);
+  if (call->serves_nonblocking && !call->detached) forget_reused_call(*call);
   if (call->active) {
     // MPI lets the program free an active request: its operation completes unobserved.
     set_active(*call, false);

@@ -13,9 +13,10 @@
 // arguments once; each start converts the buffers and starts the team's operation, or on a
 // communicator across nodes a started call (spanning/started.hpp).
 //
-// A persistent request outlives neither its communicator's team nor the communicator: a start
-// after MPI_Comm_free of its communicator is an error (the MPI's own requests would keep the
-// communicator).
+// A communicator that persistent requests use stays, with its team, until the last of them is
+// freed, as the MPI's own requests would keep it (hold_freed_communicator). The calls the plugin
+// keeps for non-blocking calls (reused_calls.hpp) are PersistentCalls too, which end with their
+// communicator's team instead.
 #pragma once
 
 #include <memory>
@@ -56,6 +57,12 @@ class PersistentCall : public PendingCall {
   bool moves_nothing = false;  // every start is complete at once
   // Touched by the program's calls on this request only (MPI: one thread at a time per request).
   bool active = false;
+  // A call the plugin keeps for the non-blocking calls on one communicator (reused_calls.hpp),
+  // not a persistent request of the program's: the program holds its handle only while it is
+  // active, and the completion that ends it makes the program's handle MPI_REQUEST_NULL.
+  bool serves_nonblocking = false;
+  // Such a call whose communicator's team ended while it was active: deleted once completed.
+  bool detached = false;
 
   // A start on a node's team whose buffers need no conversion (contiguous datatypes: the team
   // call's arguments are the same at every start) starts the team's persistent request
@@ -82,6 +89,13 @@ class PersistentWith final : public PersistentCall, public Buffers {
  private:
   Prepare prepare_;
 };
+
+// Gives `call` its handle (an MPI request that is never started) and registers it, so that
+// MPI_Start and the completion calls find it. Returns an MPI code.
+int register_call(PersistentCall& call);
+// Unregisters and deletes an inactive `call` (or a detached one the program has completed),
+// freeing its handle.
+void delete_call(PersistentCall* call);
 
 // Makes `call` the program's persistent request `*request`.
 int add_persistent(const char* function, Coll coll, MPI_Comm comm,
@@ -136,6 +150,12 @@ int complete_directly(PersistentCall& call, bool wait, bool& done);
 // The program's completion call completed the MPI request of an active start (mpi_request_for):
 // the persistent request is inactive.
 void completed_by_mpi(PersistentCall& call);
+// After either: where `call` served a non-blocking call, the program's handle `*handle`
+// becomes MPI_REQUEST_NULL, and a detached call is deleted.
+void after_completion(PersistentCall& call, MPI_Request* handle);
+// Makes the active `call`, started on its team, the program's non-blocking request `*request`
+// (reused_calls.hpp); `function` names it in failures.
+void activate_nonblocking(PersistentCall& call, const char* function, MPI_Request* request);
 // MPI_Request_free of the plugin's persistent request `*request` (returning the MPI's code in
 // `rc`); false if it is not one.
 bool free_persistent(MPI_Request* request, int& rc);

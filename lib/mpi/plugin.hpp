@@ -63,6 +63,7 @@ inline const PluginConfig& config() {
 }
 
 class Spanning;
+class ReusedCalls;
 
 // What the plugin knows about one communicator; owned by the communicator's attribute.
 struct CommState {
@@ -74,6 +75,9 @@ struct CommState {
   // (Declared before the team, so it is released after the team unmaps.)
   std::optional<NodeBudget::Reservation> reservation;
   std::unique_ptr<Team> team;
+  // The calls kept for its non-blocking calls on the team (reused_calls.hpp), which end with the
+  // team: reset first wherever the team is (and destroyed before it).
+  std::unique_ptr<ReusedCalls> reused;
   std::unique_ptr<Spanning> spanning;
   std::set<std::string> logged;  // reasons already logged for this communicator
   CommState();

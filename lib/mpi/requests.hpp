@@ -1,15 +1,16 @@
 // Non-blocking collectives served by shmcoll, as MPI requests the program completes with any
 // MPI completion call, in arrays that mix them with the MPI's own requests.
 //
-// Each is a generalized request (MPI_Grequest_start) that the plugin completes
-// (MPI_Grequest_complete) once shmcoll's operation is done on this rank and its data are
-// unpacked into the caller's buffers. Open MPI calls no plugin code while it waits on such a
-// request, so the completion calls are interposed too (completion.cpp): each first advances
-// every outstanding shmcoll operation, and a blocking one alternates that with the MPI's own
-// test of the same requests. Both make progress while the program waits on either: a rank
-// waiting on a receive still moves its collectives on, which the sender's rank may be waiting
-// for before it sends. Under MPICH the requests are extended ones whose poll function its
-// progress engine calls in every wait, also the waits that bypass the plugin (requests.cpp).
+// On a node's team most run in calls the plugin keeps per communicator (reused_calls.hpp); the
+// others, here, take the general path. Each is a generalized request (MPI_Grequest_start) that the
+// plugin completes (MPI_Grequest_complete) once shmcoll's operation is done on this rank and its
+// data are unpacked into the caller's buffers. Open MPI calls no plugin code while it waits on such
+// a request, so the completion calls are interposed too (completion.cpp): each first advances every
+// outstanding shmcoll operation, and a blocking one alternates that with the MPI's own test of the
+// same requests. Both make progress while the program waits on either: a rank waiting on a receive
+// still moves its collectives on, which the sender's rank may be waiting for before it sends. Under
+// MPICH the requests are extended ones whose poll function its progress engine calls in every wait,
+// also the waits that bypass the plugin (requests.cpp).
 //
 // Thread safety: the table of outstanding requests has a lock of its own, never held while
 // the MPI is called (the MPI may call back into the plugin from any thread, holding a lock of

@@ -7,6 +7,7 @@ namespace shmcoll::mpi {
 namespace {
 
 struct Scatter : RootedArgs {
+  bool operator==(const Scatter&) const = default;
   static constexpr Coll kColl = Coll::kScatter;
   using RootBuffers = SendRecvBuffers;
   using OtherBuffers = RecvBuffer;
@@ -28,6 +29,7 @@ struct Scatter : RootedArgs {
     }
     const Count per_rank = sendcount < 0 ? sendcount : b.send.count() / ranks;
     if (recvbuf == MPI_IN_PLACE) {
+      b.recv.unused();
       run(b.send.data(), per_rank, b.send.element(), in_place, root);
       return MPI_SUCCESS;
     }

@@ -33,6 +33,7 @@ struct Scatterv {
       return rc;
     }
     if (recvbuf == MPI_IN_PLACE) {
+      b.recv.unused();
       run(b.blocks.data(), b.blocks.counts(), b.blocks.displs(), b.blocks.element(), in_place,
           root);
       return MPI_SUCCESS;

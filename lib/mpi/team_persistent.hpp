@@ -47,10 +47,12 @@ class TeamPersistent {
   template <class Init, class... Args>
   void start(Team& team, Init&& init, Request& completes, const Args&... args) {
     using Kept = std::tuple<decltype(team_persistent::keep(args))...>;
-    const auto* kept = static_cast<const Kept*>(kept_.get());
+    const auto* kept =
+        kept_type_ == type_tag<Kept>() ? static_cast<const Kept*>(kept_.get()) : nullptr;
     if (team_ != &team || kept == nullptr || !matches(*kept, args...)) {
       request_ = init(team, args...);
       kept_ = std::make_shared<Kept>(team_persistent::keep(args)...);
+      kept_type_ = type_tag<Kept>();
       team_ = &team;
       completes = request_.request();
     }
@@ -60,6 +62,13 @@ class TeamPersistent {
   PersistentRequest& started() { return request_; }
 
  private:
+  // One address per type of kept arguments: a call site's (a scatter's root calls with or
+  // without MPI_IN_PLACE).
+  template <class Kept>
+  static const void* type_tag() {
+    static constexpr char tag = 0;
+    return &tag;
+  }
   template <class Kept, class... Args>
   static bool matches(const Kept& kept, const Args&... args) {
     return std::apply([&](const auto&... k) { return (team_persistent::same(k, args) && ...); },
@@ -67,7 +76,8 @@ class TeamPersistent {
   }
 
   Team* team_ = nullptr;
-  std::shared_ptr<const void> kept_;  // a Kept of start's: one call site per instance
+  std::shared_ptr<const void> kept_;  // a Kept of start's, whose type_tag is kept_type_
+  const void* kept_type_ = nullptr;
   PersistentRequest request_;
 };
 

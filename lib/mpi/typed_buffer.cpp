@@ -89,6 +89,7 @@ int look_up_type(MPI_Datatype type, TypeInfo& info) {
     info.size = known.size;
     info.extent = known.extent;
     info.contiguous = known.contiguous;
+    info.predefined = true;
     info.name = known.name;
     return MPI_SUCCESS;
   }
@@ -97,6 +98,8 @@ int look_up_type(MPI_Datatype type, TypeInfo& info) {
   info.size = facts.size;
   info.extent = facts.extent;
   info.contiguous = facts.contiguous;
+  info.predefined = false;
+  info.name = TypeInfo().name;  // unless it has a name of its own, below
   char name[MPI_MAX_OBJECT_NAME] = {};
   int len = 0;
   PMPI_Type_get_name(type, name, &len);
@@ -165,6 +168,7 @@ int RecvView::init(void* buf, MPI_Count count, MPI_Datatype type) {
   user_count_ = count;
   type_ = type;
   if (info_.contiguous || count <= 0 || info_.size == 0) {  // as in SendView::init
+    temp_.clear();  // no temporary (a view kept for another call may have had one)
     data_ = buf;
     count_ = info_.contiguous ? count : (count < 0 ? count : 0);
     return MPI_SUCCESS;

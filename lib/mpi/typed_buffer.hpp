@@ -25,6 +25,9 @@ struct TypeInfo {
   int size = 0;
   MPI_Aint extent = 0;
   bool contiguous = false;
+  // A predefined type: its handle names the same type for as long as MPI is initialised (a
+  // derived type's may be freed and reused for another).
+  bool predefined = false;
   const char* name = "MPI datatype";  // a predefined type's static name, or derived_name
   std::string derived_name;
   // Valid only while this TypeInfo lives.
@@ -55,6 +58,7 @@ inline int type_info(MPI_Datatype type, TypeInfo& info) {
   info.size = known->size;
   info.extent = known->extent;
   info.contiguous = known->contiguous;
+  info.predefined = true;
   info.name = known->name;
   return MPI_SUCCESS;
 }
@@ -68,6 +72,15 @@ class SendView {
   Datatype element() const { return info_.element(); }
   // The view is the user's buffer itself (a contiguous datatype): nothing packed.
   bool passes_through() const { return info_.contiguous; }
+  // Passes through, with a predefined datatype: the same arguments give the same view.
+  bool repeatable() const { return info_.contiguous && info_.predefined; }
+  // Instead of init where the call does not use the view (MPI_IN_PLACE): an empty view that
+  // passes through.
+  void unused() {
+    info_.contiguous = info_.predefined = true;
+    data_ = nullptr;
+    count_ = 0;
+  }
 
  private:
   TypeInfo info_;
@@ -89,6 +102,14 @@ class RecvView {
   int finish(MPI_Comm comm);
   // The view is the user's buffer itself (a contiguous datatype): no temporary.
   bool passes_through() const { return info_.contiguous; }
+  // As SendView's.
+  bool repeatable() const { return info_.contiguous && info_.predefined; }
+  void unused() {
+    info_.contiguous = info_.predefined = true;
+    temp_.clear();
+    data_ = nullptr;
+    count_ = 0;
+  }
 
  private:
   TypeInfo info_;

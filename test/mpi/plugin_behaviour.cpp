@@ -317,6 +317,120 @@ void large_bcast() {
   }
 }
 
+// Non-blocking broadcasts on `comm` that the plugin serves in the calls it keeps for each
+// communicator, collective and role (up to four active at once), and beyond them in new ones.
+void kept_calls(MPI_Comm comm) {
+  int rank = 0, size = 0;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  const int root = size - 1;
+  auto fill = [&](std::vector<int>& v, int salt) {
+    for (std::size_t i = 0; i < v.size(); ++i)
+      v[i] = rank == root ? static_cast<int>(i) * 3 + salt : -1;
+  };
+  auto delivered = [](const std::vector<int>& v, int salt) {
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      if (v[i] != static_cast<int>(i) * 3 + salt) return false;
+    }
+    return true;
+  };
+  // The same arguments with new data at every call: the operation is built again each time.
+  std::vector<int> same(100);
+  for (int round = 0; round < 3; ++round) {
+    fill(same, round);
+    MPI_Request request = MPI_REQUEST_NULL;
+    MPI_Ibcast(same.data(), 100, MPI_INT, root, comm, &request);
+    check(MPI_Wait(&request, MPI_STATUS_IGNORE) == MPI_SUCCESS && request == MPI_REQUEST_NULL,
+          "MPI_Wait completes a repeated MPI_Ibcast and nulls its handle");
+    check(delivered(same, round), "a repeated MPI_Ibcast delivers each call's data");
+  }
+  // Six outstanding on other buffers: past the four kept calls.
+  std::vector<std::vector<int>> six(6, std::vector<int>(50));
+  MPI_Request requests[6];
+  for (int k = 0; k < 6; ++k) {
+    fill(six[static_cast<std::size_t>(k)], 10 + k);
+    MPI_Ibcast(six[static_cast<std::size_t>(k)].data(), 50, MPI_INT, root, comm, &requests[k]);
+  }
+  bool distinct = true;
+  for (int a = 0; a < 6; ++a) {
+    for (int b = a + 1; b < 6; ++b) distinct = distinct && requests[a] != requests[b];
+  }
+  check(distinct, "six outstanding MPI_Ibcast calls have six handles");
+  // Completed with -some and -any (the MPI completes them) and MPI_Testall.
+  int outcount = 0, indices[6], index = -1;
+  MPI_Waitsome(6, requests, &outcount, indices, MPI_STATUSES_IGNORE);
+  bool nulled = outcount >= 1;
+  for (int k = 0; k < outcount; ++k) nulled = nulled && requests[indices[k]] == MPI_REQUEST_NULL;
+  MPI_Waitany(6, requests, &index, MPI_STATUS_IGNORE);
+  nulled = nulled && (index == MPI_UNDEFINED ? outcount == 6 : requests[index] == MPI_REQUEST_NULL);
+  int all_done = 0;
+  while (!all_done) MPI_Testall(6, requests, &all_done, MPI_STATUSES_IGNORE);
+  for (MPI_Request r : requests) nulled = nulled && r == MPI_REQUEST_NULL;
+  check(nulled, "MPI_Waitsome, MPI_Waitany and MPI_Testall null the completed handles");
+  bool all_delivered = true;
+  for (int k = 0; k < 6; ++k)
+    all_delivered = all_delivered && delivered(six[static_cast<std::size_t>(k)], 10 + k);
+  check(all_delivered, "six outstanding MPI_Ibcast calls deliver their data");
+  // A derived datatype at the root (every other int), twice: its buffers are converted anew.
+  std::vector<int> strided(rank == root ? 80 : 40);
+  for (int round = 0; round < 2; ++round) {
+    MPI_Request request = MPI_REQUEST_NULL;
+    if (rank == root) {
+      for (int i = 0; i < 80; ++i) strided[static_cast<std::size_t>(i)] = i % 2 ? -7 : i + round;
+      MPI_Datatype every_other;
+      MPI_Type_vector(40, 1, 2, MPI_INT, &every_other);
+      MPI_Type_commit(&every_other);
+      MPI_Ibcast(strided.data(), 1, every_other, root, comm, &request);
+      MPI_Type_free(&every_other);
+    } else {
+      std::fill(strided.begin(), strided.end(), -1);
+      MPI_Ibcast(strided.data(), 40, MPI_INT, root, comm, &request);
+    }
+    int flag = 0;
+    while (!flag) MPI_Test(&request, &flag, MPI_STATUS_IGNORE);
+    bool ok = request == MPI_REQUEST_NULL;
+    for (int i = 0; rank != root && i < 40; ++i)
+      ok = ok && strided[static_cast<std::size_t>(i)] == 2 * i + round;
+    check(ok, "MPI_Ibcast of a strided datatype, repeated, through MPI_Test");
+  }
+  // A scatter's root that receives its block into a strided type, then in place: the second
+  // call has no receive buffer, and the first one's stays as the program left it.
+  std::vector<int> source(static_cast<std::size_t>(size) * 2), own(4, -1), mine(2, -1);
+  for (std::size_t i = 0; i < source.size(); ++i) source[i] = static_cast<int>(i);
+  MPI_Datatype every_other;
+  MPI_Type_vector(2, 1, 2, MPI_INT, &every_other);
+  MPI_Type_commit(&every_other);
+  for (int round = 0; round < 2; ++round) {
+    MPI_Request request = MPI_REQUEST_NULL;
+    if (rank != root)
+      MPI_Iscatter(nullptr, 0, MPI_INT, mine.data(), 2, MPI_INT, root, comm, &request);
+    else if (round == 0)
+      MPI_Iscatter(source.data(), 2, MPI_INT, own.data(), 1, every_other, root, comm, &request);
+    else
+      MPI_Iscatter(source.data(), 2, MPI_INT, MPI_IN_PLACE, 0, MPI_INT, root, comm, &request);
+    MPI_Wait(&request, MPI_STATUS_IGNORE);
+    const std::vector<int> expected = rank != root ? std::vector<int>{2 * rank, 2 * rank + 1}
+                                      : round == 0
+                                          ? std::vector<int>{2 * root, -1, 2 * root + 1, -1}
+                                          : std::vector<int>{-5, -5, -5, -5};
+    check((rank != root ? mine : own) == expected,
+          round == 0 ? "MPI_Iscatter's root receives into a strided type"
+                     : "MPI_Iscatter in place after a strided receive leaves that buffer alone");
+    std::fill(own.begin(), own.end(), -5);
+  }
+  MPI_Type_free(&every_other);
+  // Active when its communicator is freed: the wait after the free completes it.
+  MPI_Comm dup;
+  MPI_Comm_dup(comm, &dup);
+  fill(same, 99);
+  MPI_Request request = MPI_REQUEST_NULL;
+  MPI_Ibcast(same.data(), 100, MPI_INT, root, dup, &request);
+  MPI_Comm_free(&dup);
+  check(MPI_Wait(&request, MPI_STATUS_IGNORE) == MPI_SUCCESS && request == MPI_REQUEST_NULL &&
+            delivered(same, 99),
+        "an MPI_Ibcast whose communicator was freed before its wait");
+}
+
 // Non-blocking collectives beyond the data (plugin_check checks that): progress while the
 // program waits on point-to-point, several outstanding on several communicators completed in
 // any order, a freed request, an empty call.
@@ -401,14 +515,9 @@ void nonblocking() {
   MPI_Test(&request, &flag, MPI_STATUS_IGNORE);
   check(flag == 1 && request == MPI_REQUEST_NULL, "an empty MPI_Ibcast is complete at once");
 
-#if defined(MPICH)
-  // 5. A wait that does not pass through the plugin, as MPICH's `use mpi_f08` layer makes
-  // (PMPI_Wait): the MPI's progress advances the operation too.
-  std::vector<int> direct(1000, g_rank == 0 ? 9 : -1);
-  MPI_Ibcast(direct.data(), 1000, MPI_INT, 0, comms[1], &request);
-  check(PMPI_Wait(&request, MPI_STATUS_IGNORE) == MPI_SUCCESS && direct[999] == 9,
-        "PMPI_Wait completes a non-blocking collective");
-#endif
+  // 5. The calls the plugin keeps per communicator for its non-blocking calls (reused_calls.hpp).
+  kept_calls(comms[1]);
+
   MPI_Comm_free(&comms[1]);
   MPI_Comm_free(&comms[2]);
 }
