@@ -10,6 +10,8 @@
 // through (contiguous datatypes) the operation is built inside a team's persistent request
 // (team_persistent.hpp), made again only where the team call's arguments differ from the last
 // ones: a repeated call allocates nothing. Otherwise the team's non-blocking call is started.
+// A call whose arguments equal a kept call's last ones, with predefined datatypes, skips the
+// call's frame (start_repeated), as a persistent start does.
 //
 // Up to kCallsPerRole calls per collective and role may be active at once on a communicator;
 // beyond them, and under MPI_THREAD_MULTIPLE (where one thread's completion of a kept call may
