@@ -1,14 +1,16 @@
 // The MPI's completion calls, interposed so that shmcoll's non-blocking collectives progress in
-// them (requests.hpp). Without an outstanding shmcoll request each goes straight to PMPI. With
+// them (requests.hpp). Without a request of the plugin's in play each goes straight to PMPI. With
 // one, a test advances shmcoll's operations and then asks the MPI; a wait does that in a loop
 // (the MPI's test advances the MPI's own requests), yielding the CPU once it has looked for a
 // while, for ranks that share one. A call that completes a failed shmcoll request returns its
 // error as the MPI returns a failed request's: the code itself from a call on one request, or
 // MPI_ERR_IN_STATUS with the code in the request's status from a call on several.
 //
-// An active persistent request of the plugin's (persistent.hpp) is served here: alone, or in an
-// array of such requests only, its start is completed directly; in an array with other
-// requests, the MPI is handed the start's generalized request instead (MpiRequests).
+// An active persistent request of the plugin's (persistent.hpp), or an active call kept for
+// non-blocking calls (reused_calls.hpp), is served here: alone, or in an array of such requests
+// only, its start is completed directly; in an array with other requests, the MPI is handed the
+// start's generalized request instead (MpiRequests). Completing a kept call makes the program's
+// handle MPI_REQUEST_NULL.
 #include <sched.h>
 
 #include <boost/container/small_vector.hpp>
@@ -24,6 +26,11 @@ using shmcoll::mpi::persistent_active;
 using shmcoll::mpi::PersistentCall;
 using shmcoll::mpi::progress_requests;
 using shmcoll::mpi::requests_outstanding;
+
+// Whether a completion call may be given a request the plugin must serve: one outstanding, a
+// persistent or kept call active, or a failure to return. Three relaxed loads; without any of
+// them each call goes straight to the MPI (the program's point-to-point waits, most often).
+bool in_play() { return requests_outstanding() || persistent_active() || failures_recorded(); }
 
 // A wait: `test(flag)` until it sets the flag or fails; once no shmcoll request is
 // outstanding, `wait()` ends it in the MPI alone.
@@ -204,6 +211,7 @@ int several(int rc, const Handles& handles, int completed, Index&& indices, MPI_
 }  // namespace
 
 extern "C" int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
+  if (!in_play()) return PMPI_Test(request, flag, status);
   if (PersistentCall* call = direct_request(request))
     return complete_one(*call, request, false, flag, status);
   const Handles handles(1, request);
@@ -215,6 +223,7 @@ extern "C" int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
 }
 
 extern "C" int MPI_Testall(int count, MPI_Request requests[], int* flag, MPI_Status statuses[]) {
+  if (!in_play()) return PMPI_Testall(count, requests, flag, statuses);
   if (DirectCalls calls; direct_requests(count, requests, calls))
     return complete_all(calls, requests, false, flag, statuses);
   const Handles handles(count, requests);
@@ -229,6 +238,7 @@ extern "C" int MPI_Testall(int count, MPI_Request requests[], int* flag, MPI_Sta
 
 extern "C" int MPI_Testany(int count, MPI_Request requests[], int* index, int* flag,
                            MPI_Status* status) {
+  if (!in_play()) return PMPI_Testany(count, requests, index, flag, status);
   const Handles handles(count, requests);
   MpiRequests mpi(count, requests);
   if (requests_outstanding()) progress_requests();
@@ -239,6 +249,7 @@ extern "C" int MPI_Testany(int count, MPI_Request requests[], int* index, int* f
 
 extern "C" int MPI_Testsome(int incount, MPI_Request requests[], int* outcount, int indices[],
                             MPI_Status statuses[]) {
+  if (!in_play()) return PMPI_Testsome(incount, requests, outcount, indices, statuses);
   const Handles handles(incount, requests);
   MpiRequests mpi(incount, requests);
   if (requests_outstanding()) progress_requests();
@@ -252,6 +263,7 @@ extern "C" int MPI_Testsome(int incount, MPI_Request requests[], int* outcount, 
 // A persistent request's start that is done, asked about without completing it: an empty
 // status (its error is returned by the call that completes it).
 extern "C" int MPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) {
+  if (!in_play()) return PMPI_Request_get_status(request, flag, status);
   if (requests_outstanding()) progress_requests();
   if (PersistentCall* call = persistent_active() ? shmcoll::mpi::find_active(request) : nullptr) {
     *flag = call->entry.done.load(std::memory_order_acquire) ? 1 : 0;
@@ -271,6 +283,7 @@ extern "C" int MPI_Request_free(MPI_Request* request) {
 }
 
 extern "C" int MPI_Wait(MPI_Request* request, MPI_Status* status) {
+  if (!in_play()) return PMPI_Wait(request, status);
   if (PersistentCall* call = direct_request(request))
     return complete_one(*call, request, true, nullptr, status);
   const Handles handles(1, request);
@@ -284,6 +297,7 @@ extern "C" int MPI_Wait(MPI_Request* request, MPI_Status* status) {
 }
 
 extern "C" int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
+  if (!in_play()) return PMPI_Waitall(count, requests, statuses);
   if (DirectCalls calls; direct_requests(count, requests, calls))
     return complete_all(calls, requests, true, nullptr, statuses);
   const Handles handles(count, requests);
@@ -298,6 +312,7 @@ extern "C" int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuse
 }
 
 extern "C" int MPI_Waitany(int count, MPI_Request requests[], int* index, MPI_Status* status) {
+  if (!in_play()) return PMPI_Waitany(count, requests, index, status);
   const Handles handles(count, requests);
   MpiRequests mpi(count, requests);
   MPI_Request* const array = mpi.get();
@@ -310,6 +325,7 @@ extern "C" int MPI_Waitany(int count, MPI_Request requests[], int* index, MPI_St
 
 extern "C" int MPI_Waitsome(int incount, MPI_Request requests[], int* outcount, int indices[],
                             MPI_Status statuses[]) {
+  if (!in_play()) return PMPI_Waitsome(incount, requests, outcount, indices, statuses);
   const Handles handles(incount, requests);
   MpiRequests mpi(incount, requests);
   MPI_Request* const array = mpi.get();

@@ -5,6 +5,7 @@
 #include <sched.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <boost/container/small_vector.hpp>
 #include <cstdint>
@@ -50,13 +51,68 @@ class EmptyCall final : public PersistentCall {
   bool unpacks() const override { return false; }
 };
 
-// Changed whenever the registry is (under registry_lock): a handle's answer holds while it
-// stays the same.
-std::atomic<std::uint64_t> registry_generation{0};
+// A copy of the registry that lookups read without its lock, as a sequence lock: while a request
+// of the plugin's is active, every completion call looks up each handle it is given, most of
+// them the MPI's own, and the lock (with the map's hash) cost about 110 instructions each.
+// `generation` is odd while the registry and the copy change (under registry_lock), and is
+// even and different once they have; a reader that finds it odd, or changed after its reading,
+// takes the lock instead. Beyond kCopied requests the copy holds none (count -1).
+struct RegistryCopy {
+  static constexpr int kCopied = 64;
+  std::atomic<std::uint64_t> generation{0};
+  std::atomic<int> count{0};
+  std::array<std::atomic<MPI_Request>, kCopied> handles{};
+  std::array<std::atomic<PersistentCall*>, kCopied> calls{};
+};
+RegistryCopy registry_copy;
+
+// Brackets every change of the registry, under registry_lock.
+void begin_registry_change() {
+  registry_copy.generation.fetch_add(1, std::memory_order_relaxed);
+  // The odd generation is seen before any change of the copy (release fence: the writes
+  // below are not ordered before it for a reader that sees them).
+  std::atomic_thread_fence(std::memory_order_release);
+}
+void end_registry_change() {
+  RegistryCopy& copy = registry_copy;
+  int n = 0;
+  if (registry.size() <= static_cast<std::size_t>(RegistryCopy::kCopied)) {
+    for (const auto& [handle, call] : registry) {
+      copy.handles[static_cast<std::size_t>(n)].store(handle, std::memory_order_relaxed);
+      copy.calls[static_cast<std::size_t>(n)].store(call, std::memory_order_relaxed);
+      ++n;
+    }
+  } else {
+    n = -1;
+  }
+  copy.count.store(n, std::memory_order_relaxed);
+  copy.generation.fetch_add(1, std::memory_order_release);
+}
+
+// The copy's answer for `handle` (`*call`, nullptr where it is none of the plugin's); false
+// where the copy could not answer.
+bool look_up_copy(MPI_Request handle, std::uint64_t generation, PersistentCall** call) {
+  const RegistryCopy& copy = registry_copy;
+  if (generation % 2 != 0) return false;
+  const int n = copy.count.load(std::memory_order_relaxed);
+  if (n < 0) return false;
+  PersistentCall* found = nullptr;
+  for (int i = 0; i < n; ++i) {
+    if (copy.handles[static_cast<std::size_t>(i)].load(std::memory_order_relaxed) == handle) {
+      found = copy.calls[static_cast<std::size_t>(i)].load(std::memory_order_relaxed);
+      break;
+    }
+  }
+  // The reads above happen before the generation's second reading.
+  std::atomic_thread_fence(std::memory_order_acquire);
+  if (copy.generation.load(std::memory_order_relaxed) != generation) return false;
+  *call = found;
+  return true;
+}
 
 // Each thread's last answer of find(), valid while the registry's generation is the one
 // recorded. All-zero at the start, which no generation is once a request exists (the first
-// registration makes it 1), so that the thread-local needs no dynamic initialisation; and
+// registration makes it 2), so that the thread-local needs no dynamic initialisation; and
 // initial-exec, as comm_state.cpp's LastComm, so that an access is one load from the thread
 // pointer.
 struct Answer {
@@ -67,18 +123,23 @@ struct Answer {
 thread_local Answer last_answer __attribute__((tls_model("initial-exec")));
 
 // Every MPI_Start and every completion call while a request is active asks this: each thread
-// keeps its last answer, so that a program starting and completing the same requests takes
-// the lock only when the registry changed. (A handle the program passes may not be freed by
-// another thread meanwhile: MPI forbids it.)
+// keeps its last answer, so that a program starting and completing the same requests reads
+// nothing else; other handles are looked up in the registry's copy, and only while the
+// registry changes under its lock. (A handle the program passes may not be freed by another
+// thread meanwhile: MPI forbids it.)
 PersistentCall* find(MPI_Request handle) {
   if (alive.load(std::memory_order_relaxed) == 0) return nullptr;
   Answer& last = last_answer;
-  const std::uint64_t generation = registry_generation.load(std::memory_order_acquire);
+  const std::uint64_t generation = registry_copy.generation.load(std::memory_order_acquire);
   if (last.handle == handle && last.generation == generation) return last.call;
+  if (PersistentCall* call = nullptr; look_up_copy(handle, generation, &call)) {
+    last = {handle, call, generation};
+    return call;
+  }
   std::lock_guard<std::mutex> guard(registry_lock);
   const auto it = registry.find(handle);
   last = {handle, it == registry.end() ? nullptr : it->second,
-          registry_generation.load(std::memory_order_relaxed)};
+          registry_copy.generation.load(std::memory_order_relaxed)};
   return last.call;
 }
 
@@ -172,8 +233,9 @@ int register_call(PersistentCall& call) {
   entry.key = call.identity;
   {
     std::lock_guard<std::mutex> guard(registry_lock);
+    begin_registry_change();
     registry.emplace(call.identity, &call);
-    registry_generation.fetch_add(1, std::memory_order_release);
+    end_registry_change();
   }
   alive.fetch_add(1, std::memory_order_relaxed);
   return MPI_SUCCESS;
@@ -182,8 +244,9 @@ int register_call(PersistentCall& call) {
 void delete_call(PersistentCall* call) {
   {
     std::lock_guard<std::mutex> guard(registry_lock);
+    begin_registry_change();
     registry.erase(call->identity);
-    registry_generation.fetch_add(1, std::memory_order_release);
+    end_registry_change();
   }
   alive.fetch_sub(1, std::memory_order_relaxed);
   withdraw(call);
@@ -285,8 +348,9 @@ bool free_persistent(MPI_Request* request, int& rc) {
     const auto it = registry.find(*request);
     if (it == registry.end()) return false;
     call = it->second;
+    begin_registry_change();
     registry.erase(it);
-    registry_generation.fetch_add(1, std::memory_order_release);
+    end_registry_change();
   }
   // The communicator the program freed before this, its last request, is freed after it.
   MPI_Comm freed_before = MPI_COMM_NULL;
