@@ -124,7 +124,8 @@ void parse_arguments(int argc, char** argv, Config& cfg) {
 int run_sweep(Bootstrap& bootstrap, const Config& cfg) {
   const bench::SweepSettings& s = cfg.sweep;
   // The compared series, read by every rank before the team forms: a bad file ends every rank
-  // alike, before any measurement, with one message.
+  // alike, before any measurement. Each says so: the launcher stops the job at the first rank
+  // that ends, which need not be rank 0.
   std::vector<bench::ComparedSeries> compared;
   try {
     for (const std::string& file : cfg.compare) {
@@ -132,7 +133,7 @@ int run_sweep(Bootstrap& bootstrap, const Config& cfg) {
         compared.push_back(std::move(series));
     }
   } catch (const std::runtime_error& e) {
-    if (bootstrap.rank() == 0) std::fprintf(stderr, "shmcoll-bench: %s\n", e.what());
+    std::fprintf(stderr, "shmcoll-bench: rank %d: %s\n", bootstrap.rank(), e.what());
     return 2;
   }
   Team team(bootstrap);
