@@ -69,8 +69,8 @@ RegistryCopy registry_copy;
 // Brackets every change of the registry, under registry_lock.
 void begin_registry_change() {
   registry_copy.generation.fetch_add(1, std::memory_order_relaxed);
-  // The odd generation is seen before any change of the copy (release fence: the writes
-  // below are not ordered before it for a reader that sees them).
+  // A reader that reads any of the copy's writes below then reads the generation odd or
+  // later (with its acquire fence in look_up_copy).
   std::atomic_thread_fence(std::memory_order_release);
 }
 void end_registry_change() {
