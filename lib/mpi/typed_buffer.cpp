@@ -99,7 +99,7 @@ int look_up_type(MPI_Datatype type, TypeInfo& info) {
   info.extent = facts.extent;
   info.contiguous = facts.contiguous;
   info.predefined = false;
-  info.name = TypeInfo().name;  // unless it has a name of its own, below
+  info.name = kUnnamedTypeName;  // unless it has a name of its own, below
   char name[MPI_MAX_OBJECT_NAME] = {};
   int len = 0;
   PMPI_Type_get_name(type, name, &len);

@@ -21,6 +21,9 @@
 
 namespace shmcoll::mpi {
 
+// What a derived datatype without a name of its own is called in messages.
+inline constexpr const char* kUnnamedTypeName = "MPI datatype";
+
 struct TypeInfo {
   int size = 0;
   MPI_Aint extent = 0;
@@ -28,7 +31,7 @@ struct TypeInfo {
   // A predefined type: its handle names the same type for as long as MPI is initialised (a
   // derived type's may be freed and reused for another).
   bool predefined = false;
-  const char* name = "MPI datatype";  // a predefined type's static name, or derived_name
+  const char* name = kUnnamedTypeName;  // a predefined type's static name, or derived_name
   std::string derived_name;
   // Valid only while this TypeInfo lives.
   Datatype element() const {
